@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds the page in release mode and serves it on http://127.0.0.1:8080 (PORT to change).
+# Installs whatever is missing first. `trunk build --release` alone leaves a static dist/.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/setup.sh
+exec trunk serve --release --offline --port "${PORT:-8080}" "$@"

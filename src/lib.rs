@@ -1,0 +1,17 @@
+//! A Vision Transformer (Dosovitskiy et al., 2020) scaled to 32×32 images, built on burn so the
+//! same code trains natively and in the browser (WebGPU or burn's CPU backend compiled to wasm).
+//!
+//! Pure logic lives in the plain modules and is tested natively; everything that touches the
+//! DOM, WebGPU or JavaScript lives in [`web`], compiled for wasm32 only.
+
+pub mod classes;
+pub mod compute;
+pub mod display;
+pub mod model;
+pub mod parity;
+pub mod inference;
+pub mod preprocess;
+pub mod training;
+
+#[cfg(target_family = "wasm")]
+pub mod web;

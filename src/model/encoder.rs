@@ -1,0 +1,59 @@
+use burn::module::Module;
+use burn::nn::{Dropout, DropoutConfig, Gelu, LayerNorm, LayerNormConfig, Linear, LinearConfig};
+use burn::tensor::{Device, Tensor};
+
+use super::attention::{MultiHeadSelfAttention, MultiHeadSelfAttentionConfig};
+
+/// One pre-LayerNorm encoder block: `x + MSA(LN(x))`, then `x + MLP(LN(x))`.
+#[derive(Module, Debug)]
+pub struct TransformerEncoderBlock {
+    pub attention_norm: LayerNorm,
+    pub attention: MultiHeadSelfAttention,
+    pub mlp_norm: LayerNorm,
+    pub mlp_in: Linear,
+    pub activation: Gelu,
+    pub mlp_out: Linear,
+    pub dropout: Dropout,
+}
+
+#[derive(Debug, Clone)]
+pub struct TransformerEncoderBlockConfig {
+    pub embed_dim: usize,
+    pub heads: usize,
+    pub mlp_dim: usize,
+    pub dropout: f64,
+}
+
+impl TransformerEncoderBlockConfig {
+    pub fn init(&self, device: &Device) -> TransformerEncoderBlock {
+        let attention = MultiHeadSelfAttentionConfig {
+            embed_dim: self.embed_dim,
+            heads: self.heads,
+            dropout: self.dropout,
+        };
+        TransformerEncoderBlock {
+            attention_norm: LayerNormConfig::new(self.embed_dim).init(device),
+            attention: attention.init(device),
+            mlp_norm: LayerNormConfig::new(self.embed_dim).init(device),
+            mlp_in: LinearConfig::new(self.embed_dim, self.mlp_dim).init(device),
+            activation: Gelu::new(),
+            mlp_out: LinearConfig::new(self.mlp_dim, self.embed_dim).init(device),
+            dropout: DropoutConfig::new(self.dropout).init(),
+        }
+    }
+}
+
+impl TransformerEncoderBlock {
+    /// # Shapes
+    /// - tokens: `[batch, tokens, embed_dim]`
+    /// - output: `[batch, tokens, embed_dim]`
+    /// - attention: `[batch, heads, tokens, tokens]`
+    pub fn forward(&self, tokens: Tensor<3>) -> (Tensor<3>, Tensor<4>) {
+        let (attended, attention) = self.attention.forward(self.attention_norm.forward(tokens.clone()));
+        let tokens = tokens + self.dropout.forward(attended);
+
+        let hidden = self.activation.forward(self.mlp_in.forward(self.mlp_norm.forward(tokens.clone()))); // [batch, tokens, mlp_dim]
+        let tokens = tokens + self.dropout.forward(self.mlp_out.forward(self.dropout.forward(hidden)));
+        (tokens, attention)
+    }
+}

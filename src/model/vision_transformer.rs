@@ -1,0 +1,104 @@
+use burn::module::{Module, Param};
+use burn::nn::{Dropout, DropoutConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
+use burn::tensor::{Device, Distribution, Tensor};
+
+use super::config::VitConfig;
+use super::encoder::{TransformerEncoderBlock, TransformerEncoderBlockConfig};
+use super::patch_embedding::{PatchEmbedding, PatchEmbeddingConfig};
+
+/// The assembled ViT: patches, [CLS], positions, L encoder blocks, final norm, linear head.
+#[derive(Module, Debug)]
+pub struct VisionTransformer {
+    pub patch_embedding: PatchEmbedding,
+    /// Learnable [CLS] token, `[1, 1, embed_dim]`, zero at start as in the reference.
+    pub class_token: Param<Tensor<3>>,
+    /// Learnable 1-D positional embedding, `[1, tokens, embed_dim]`, N(0, 0.02²) at start.
+    pub position_embedding: Param<Tensor<3>>,
+    pub embedding_dropout: Dropout,
+    pub blocks: Vec<TransformerEncoderBlock>,
+    pub norm: LayerNorm,
+    pub head: Linear,
+}
+
+/// Logits and, when asked for, every layer's attention weights.
+#[derive(Debug, Clone)]
+pub struct VitOutput {
+    /// `[batch, classes]`
+    pub logits: Tensor<2>,
+    /// One `[batch, heads, tokens, tokens]` tensor per layer; empty unless requested.
+    pub attention: Vec<Tensor<4>>,
+}
+
+impl VitConfig {
+    /// Builds the model with fresh weights.
+    ///
+    /// # Panics
+    /// If [`VitConfig::validate`] fails; check it first for configs from outside.
+    pub fn init(&self, device: &Device) -> VisionTransformer {
+        if let Err(problem) = self.validate() {
+            panic!("invalid ViT config: {problem}");
+        }
+        let block = TransformerEncoderBlockConfig {
+            embed_dim: self.embed_dim,
+            heads: self.heads,
+            mlp_dim: self.mlp_dim,
+            dropout: self.dropout,
+        };
+        let patch = PatchEmbeddingConfig {
+            channels: self.channels,
+            patch_size: self.patch_size,
+            embed_dim: self.embed_dim,
+        };
+        VisionTransformer {
+            patch_embedding: patch.init(device),
+            class_token: Param::from_tensor(Tensor::zeros([1, 1, self.embed_dim], device)),
+            position_embedding: Param::from_tensor(Tensor::random(
+                [1, self.tokens(), self.embed_dim],
+                Distribution::Normal(0.0, 0.02),
+                device,
+            )),
+            embedding_dropout: DropoutConfig::new(self.dropout).init(),
+            blocks: (0..self.depth).map(|_| block.init(device)).collect(),
+            norm: LayerNormConfig::new(self.embed_dim).init(device),
+            head: LinearConfig::new(self.embed_dim, self.classes).init(device),
+        }
+    }
+}
+
+impl VisionTransformer {
+    /// # Shapes
+    /// - images: `[batch, channels, height, width]`, normalised per channel
+    /// - output: `[batch, classes]`
+    pub fn forward(&self, images: Tensor<4>) -> Tensor<2> {
+        self.run(images, false).logits
+    }
+
+    /// Like [`forward`](Self::forward), and also returns every layer's attention weights.
+    pub fn forward_with_attention(&self, images: Tensor<4>) -> VitOutput {
+        self.run(images, true)
+    }
+
+    fn run(&self, images: Tensor<4>, keep_attention: bool) -> VitOutput {
+        let patches = self.patch_embedding.forward(images); // [batch, patches, embed_dim]
+        let [batch, _, dim] = patches.dims();
+        let class_token = self.class_token.val().expand([batch, 1, dim]); // [batch, 1, embed_dim]
+        let mut tokens = Tensor::cat(vec![class_token, patches], 1) // [batch, tokens, embed_dim]
+            + self.position_embedding.val();
+        tokens = self.embedding_dropout.forward(tokens);
+
+        let mut attention = Vec::new();
+        for block in &self.blocks {
+            let (next, weights) = block.forward(tokens);
+            tokens = next;
+            if keep_attention {
+                attention.push(weights);
+            }
+        }
+        let class_output = self
+            .norm
+            .forward(tokens)
+            .narrow(1, 0, 1) // [batch, 1, embed_dim]
+            .reshape([batch, dim]);
+        VitOutput { logits: self.head.forward(class_output), attention }
+    }
+}

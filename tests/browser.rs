@@ -1,0 +1,119 @@
+//! Browser tests: run in headless Chromium by `scripts/test.sh` (wasm-bindgen-test-runner with
+//! chromedriver). They exercise the real WebGPU path (SwiftShader on CI machines) and the wasm
+//! CPU path. SwiftShader is a CPU emulating a GPU, so the work here is kept small.
+#![cfg(target_family = "wasm")]
+
+use std::cell::RefCell;
+
+use burn::tensor::{Device, Distribution, Int, Tensor, TensorData};
+use vit_web::compute::ComputePath;
+use vit_web::inference::images_tensor;
+use vit_web::model::VitConfig;
+use vit_web::parity::{deterministic_images, deterministic_weights};
+use vit_web::training::{OptimizerRecipe, Trainer};
+use vit_web::web::adapter::{adapter_summary, init_device};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const PARITY_LOGITS: &str = include_str!("fixtures/parity_logits.json");
+/// Same bar as the native fixture test, relative to max(1, |logit|): float32 sums in another
+/// order stay far inside it.
+const TOLERANCE: f32 = 1e-4;
+
+thread_local! {
+    static WEBGPU: RefCell<Option<Device>> = const { RefCell::new(None) };
+}
+
+/// The WebGPU device, initialised once per page as burn requires. Fails loudly, never falls back
+/// to the CPU: these tests exist to prove the GPU path.
+async fn webgpu() -> Device {
+    if let Some(device) = WEBGPU.with(|cell| cell.borrow().clone()) {
+        return device;
+    }
+    let device = init_device(ComputePath::WebGpu).await.expect("burn initialises WebGPU in headless Chromium");
+    WEBGPU.with(|cell| *cell.borrow_mut() = Some(device.clone()));
+    device
+}
+
+async fn read(tensor: Tensor<1>) -> Vec<f32> {
+    tensor.into_data_async().await.expect("tensor readback").try_to_vec::<f32>().expect("f32 data")
+}
+
+#[wasm_bindgen_test]
+async fn a_webgpu_adapter_is_obtained() {
+    let adapter = adapter_summary().await.expect("navigator.gpu gives an adapter (Chromium needs --enable-unsafe-webgpu)");
+    web_sys::console::log_1(&format!("WebGPU adapter: {adapter:?}").into());
+    let device = webgpu().await;
+    assert!(!device.is_autodiff());
+    let sum = Tensor::<1>::from_floats([1.0, 2.0, 3.5], &device).sum();
+    assert_eq!(read(sum).await, [6.5]);
+}
+
+#[wasm_bindgen_test]
+async fn the_tiny_vit_returns_logits_and_attention_of_the_right_shapes_on_webgpu() {
+    let device = webgpu().await;
+    let config = VitConfig::tiny();
+    let model = config.init(&device);
+    let images = Tensor::<4>::random([2, 3, 32, 32], Distribution::Normal(0.0, 1.0), &device);
+    let output = model.forward_with_attention(images);
+    assert_eq!(output.logits.dims(), [2, 10]);
+    assert_eq!(output.attention.len(), config.depth);
+    for layer in output.attention {
+        assert_eq!(layer.dims(), [2, 4, 65, 65]);
+        let row_sums = read(layer.sum_dim(3).flatten(0, 3)).await;
+        assert!(row_sums.iter().all(|sum| (sum - 1.0).abs() < 1e-4), "attention rows sum to one");
+    }
+}
+
+async fn parity_logits(device: &Device) -> Vec<f32> {
+    let config = VitConfig::tiny();
+    let model = deterministic_weights(config.init(device));
+    let logits = model.forward(images_tensor(deterministic_images(2), 2, &config, device));
+    read(logits.flatten(0, 1)).await
+}
+
+fn assert_matches_native(logits: &[f32], path: &str) {
+    let expected: Vec<f32> = serde_json::from_str(PARITY_LOGITS).expect("fixture is JSON");
+    assert_eq!(logits.len(), expected.len());
+    for (index, (got, want)) in logits.iter().zip(&expected).enumerate() {
+        assert!((got - want).abs() <= TOLERANCE * want.abs().max(1.0), "{path} logit {index}: {got} vs native {want}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn webgpu_logits_equal_the_native_cpu_computation() {
+    let logits = parity_logits(&webgpu().await).await;
+    assert_matches_native(&logits, "WebGPU");
+}
+
+#[wasm_bindgen_test]
+async fn wasm_cpu_logits_equal_the_native_cpu_computation() {
+    let logits = parity_logits(&Device::flex()).await;
+    assert_matches_native(&logits, "wasm CPU");
+}
+
+/// Three AdamW steps on one fixed batch must lower its loss.
+async fn training_lowers_the_loss(device: Device) -> (f32, f32) {
+    let device = device.autodiff();
+    let batch = 8;
+    let images = Tensor::<4>::random([batch, 3, 32, 32], Distribution::Normal(0.0, 1.0), &device);
+    let labels = Tensor::<1, Int>::from_data(TensorData::new((0..batch as i64).collect::<Vec<_>>(), [batch]), &device);
+    let mut trainer = Trainer::new(VitConfig::tiny().init(&device), OptimizerRecipe::default(), 100, &device);
+    let first = read(trainer.step(images.clone(), labels.clone()).loss).await[0];
+    trainer.step(images.clone(), labels.clone());
+    let last = read(trainer.step(images, labels).loss).await[0];
+    assert!(last < first, "loss went from {first} to {last}");
+    (first, last)
+}
+
+#[wasm_bindgen_test]
+async fn training_steps_lower_the_loss_on_webgpu() {
+    let (first, last) = training_lowers_the_loss(webgpu().await).await;
+    web_sys::console::log_1(&format!("WebGPU training loss {first} -> {last}").into());
+}
+
+#[wasm_bindgen_test]
+async fn training_steps_lower_the_loss_on_the_wasm_cpu_backend() {
+    training_lowers_the_loss(Device::flex()).await;
+}

@@ -1,0 +1,32 @@
+// A static file server for dist/ on 127.0.0.1 with a free port, so the tests need no other tool.
+import { createServer } from "node:http";
+import { readFile } from "node:fs/promises";
+import { extname, join, normalize } from "node:path";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".mjs": "text/javascript",
+  ".wasm": "application/wasm", ".css": "text/css", ".png": "image/png", ".jpg": "image/jpeg",
+  ".json": "application/json", ".bin": "application/octet-stream", ".safetensors": "application/octet-stream",
+};
+
+export async function serve(root) {
+  const server = createServer(async (request, response) => {
+    const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname));
+    const file = join(root, path.endsWith("/") ? `${path}index.html` : path);
+    if (!file.startsWith(root)) return response.writeHead(403).end();
+    try {
+      const body = await readFile(file);
+      response.writeHead(200, {
+        "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+        // Cross-origin isolation, as a host should send it: lets the wasm CPU path use threads.
+        "cross-origin-opener-policy": "same-origin",
+        "cross-origin-embedder-policy": "require-corp",
+      });
+      response.end(body);
+    } catch {
+      response.writeHead(404).end("not found");
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() };
+}

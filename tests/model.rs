@@ -1,0 +1,108 @@
+//! Native checks of the model on burn's CPU backend: shapes, sizes, attention, learning.
+
+use burn::module::Module;
+use burn::tensor::{Device, Distribution, Int, Tensor, TensorData};
+use vit_web::model::{Preset, VitConfig};
+use vit_web::training::{OptimizerRecipe, Trainer};
+
+fn device() -> Device {
+    let device = Device::flex();
+    device.seed(7);
+    device
+}
+
+#[test]
+fn every_shape_of_the_data_flow() {
+    let device = device();
+    let config = VitConfig::tiny();
+    let model = config.init(&device);
+    let images = Tensor::<4>::random([2, 3, 32, 32], Distribution::Default, &device);
+
+    let patches = model.patch_embedding.forward(images.clone());
+    assert_eq!(patches.dims(), [2, 64, 128]);
+
+    let (tokens, attention) = model.blocks[0].forward(Tensor::zeros([2, 65, 128], &device));
+    assert_eq!(tokens.dims(), [2, 65, 128]);
+    assert_eq!(attention.dims(), [2, 4, 65, 65]);
+
+    let output = model.forward_with_attention(images.clone());
+    assert_eq!(output.logits.dims(), [2, 10]);
+    assert_eq!(output.attention.len(), 4);
+    for layer in &output.attention {
+        assert_eq!(layer.dims(), [2, 4, 65, 65]);
+    }
+    assert!(model.forward(images).dims() == [2, 10]);
+}
+
+#[test]
+fn parameter_counts_of_both_presets() {
+    let device = device();
+    assert_eq!(VitConfig::tiny().parameter_count(), 546_186);
+    assert_eq!(VitConfig::tiny().init(&device).num_params(), 546_186);
+    let small = VitConfig::small();
+    assert_eq!(small.init(&device).num_params(), small.parameter_count());
+    assert_eq!(small.parameter_count(), 3_195_146);
+}
+
+#[test]
+fn presets_parse_and_bad_configs_are_refused() {
+    assert_eq!("tiny".parse::<Preset>().unwrap().config(), VitConfig::tiny());
+    assert!("huge".parse::<Preset>().is_err());
+    assert!(VitConfig { heads: 3, ..VitConfig::tiny() }.validate().is_err());
+    assert!(VitConfig { patch_size: 5, ..VitConfig::tiny() }.validate().is_err());
+    assert!(VitConfig { depth: 0, ..VitConfig::tiny() }.validate().is_err());
+}
+
+#[test]
+fn attention_rows_sum_to_one() {
+    let device = device();
+    let model = VitConfig::tiny().init(&device);
+    let images = Tensor::<4>::random([3, 3, 32, 32], Distribution::Normal(0.0, 1.0), &device);
+    for layer in model.forward_with_attention(images).attention {
+        let sums = layer.clone().sum_dim(3).into_data().try_to_vec::<f32>().unwrap();
+        assert!(sums.iter().all(|sum| (sum - 1.0).abs() < 1e-5), "row sums {sums:?}");
+        let weights = layer.into_data().try_to_vec::<f32>().unwrap();
+        assert!(weights.iter().all(|w| (0.0..=1.0).contains(w)));
+    }
+}
+
+/// 64 fixed images with fixed labels: noise the model can only learn by memorising.
+fn fixed_batch(device: &Device) -> (Tensor<4>, Tensor<1, Int>) {
+    let images = Tensor::<4>::random([64, 3, 32, 32], Distribution::Normal(0.0, 1.0), device);
+    let labels: Vec<i64> = (0..64).map(|i| (i * 7 % 10) as i64).collect();
+    (images, Tensor::from_data(TensorData::new(labels, [64]), device))
+}
+
+#[test]
+fn one_adamw_step_lowers_the_loss() {
+    let device = device().autodiff();
+    let (images, labels) = fixed_batch(&device);
+    // Adam's first update moves every weight by about the learning rate whatever the gradient's
+    // size; a small rate keeps that step inside the region where the gradient's direction holds.
+    let recipe = OptimizerRecipe { learning_rate: 1e-4, ..OptimizerRecipe::default() };
+    let mut trainer = Trainer::new(VitConfig::tiny().init(&device), recipe, 100, &device);
+
+    let before = trainer.step(images.clone(), labels.clone()).loss.into_scalar::<f32>();
+    let after = trainer.step(images, labels).loss.into_scalar::<f32>();
+    assert!(after < before, "loss went from {before} to {after}");
+}
+
+#[test]
+fn a_fixed_batch_of_64_is_overfit() {
+    let device = device().autodiff();
+    let (images, labels) = fixed_batch(&device);
+    let max_steps = 120;
+    let mut trainer = Trainer::new(VitConfig::tiny().init(&device), OptimizerRecipe::default(), 10_000, &device);
+
+    let mut accuracy = 0.0;
+    for step in 0..max_steps {
+        let output = trainer.step(images.clone(), labels.clone());
+        if step % 10 == 9 {
+            accuracy = output.correct.into_scalar::<i64>() as f32 / 64.0;
+            if accuracy > 0.9 {
+                return;
+            }
+        }
+    }
+    panic!("training accuracy only reached {accuracy} after {max_steps} steps");
+}
