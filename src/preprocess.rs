@@ -30,8 +30,52 @@ pub fn normalize_planar(rgb: &[u8]) -> Vec<f32> {
         .collect()
 }
 
-fn normalize(value: u8, channel: usize) -> f32 {
+/// Normalises one planar RGB image (`[3, pixels]` bytes) into `out`, with a 256-entry table per
+/// channel instead of a division per byte: the batch builder's hot loop. Same values as
+/// [`normalize_planar`], bit for bit.
+///
+/// # Panics
+/// If `out` is not as long as `rgb`, or `rgb` is not three equal planes.
+pub fn normalize_planar_into(rgb: &[u8], out: &mut [f32]) {
+    assert_eq!(rgb.len(), out.len(), "one float per byte");
+    assert_eq!(rgb.len() % 3, 0, "three planes");
+    let pixels = rgb.len() / 3;
+    for (channel, table) in NORMALIZED.iter().enumerate() {
+        let span = channel * pixels..(channel + 1) * pixels;
+        for (value, &byte) in out[span.clone()].iter_mut().zip(&rgb[span]) {
+            *value = table[byte as usize];
+        }
+    }
+}
+
+/// `normalize(byte, channel)` for every byte, computed at compile time.
+const NORMALIZED: [[f32; 256]; 3] = {
+    let mut table = [[0.0; 256]; 3];
+    let mut channel = 0;
+    while channel < 3 {
+        let mut value = 0;
+        while value < 256 {
+            table[channel][value] = normalize(value as u8, channel);
+            value += 1;
+        }
+        channel += 1;
+    }
+    table
+};
+
+const fn normalize(value: u8, channel: usize) -> f32 {
     (value as f32 / 255.0 - CIFAR10_MEAN[channel]) / CIFAR10_STD[channel]
+}
+
+/// Planar RGB bytes `[3, height, width]` (CIFAR-10's layout) to interleaved opaque RGBA for a
+/// canvas's `ImageData`.
+pub fn planar_to_rgba(planar: &[u8]) -> Vec<u8> {
+    let pixels = planar.len() / 3;
+    let mut rgba = Vec::with_capacity(4 * pixels);
+    for index in 0..pixels {
+        rgba.extend_from_slice(&[planar[index], planar[pixels + index], planar[2 * pixels + index], 255]);
+    }
+    rgba
 }
 
 #[cfg(test)]
@@ -48,5 +92,18 @@ mod tests {
         assert!((planar[2] - (0.0 - CIFAR10_MEAN[1]) / CIFAR10_STD[1]).abs() < 1e-6);
         assert!((planar[5] - (128.0 / 255.0 - CIFAR10_MEAN[2]) / CIFAR10_STD[2]).abs() < 1e-6);
         assert_eq!(planar, normalize_planar(&[255, 128, 0, 128, 0, 128]));
+    }
+
+    #[test]
+    fn the_table_matches_the_formula_bit_for_bit() {
+        let rgb: Vec<u8> = (0..=255).chain(0..=255).chain(0..=255).collect();
+        let mut out = vec![0.0; rgb.len()];
+        normalize_planar_into(&rgb, &mut out);
+        assert_eq!(out, normalize_planar(&rgb));
+    }
+
+    #[test]
+    fn planar_becomes_interleaved_rgba() {
+        assert_eq!(planar_to_rgba(&[1, 2, 3, 4, 5, 6]), [1, 3, 5, 255, 2, 4, 6, 255]);
     }
 }
