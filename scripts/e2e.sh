@@ -3,5 +3,9 @@
 # Expects scripts/setup.sh to have run (scripts/test.sh does that).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/prepare-data.sh
+# A small dataset (512 training, 500 test images) so a training run fits in a test on the CPU path.
+[ -f www/data/small/manifest.json ] || cargo run --quiet --bin prepare-data -- \
+    --archive "$CIFAR10_ARCHIVE" --out www/data/small --count 512 --test-count 500
 trunk build --release --offline
 (cd tests/e2e && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; } && npm test)

@@ -64,6 +64,7 @@ if ! command -v chromium >/dev/null && ! command -v google-chrome >/dev/null; th
     apt_install chromium chromium-driver
 fi
 command -v chromedriver >/dev/null || apt_install chromium-driver
+command -v curl >/dev/null || apt_install curl ca-certificates   # fetches CIFAR-10 where it is missing
 export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}
 
 # --- Rust tools, built from crates.io --------------------------------------------------------

@@ -13,9 +13,46 @@ pub fn group_thousands(value: usize) -> String {
     grouped
 }
 
+/// A duration for a status line: "12 s", "3 min 20 s", "1 h 05 min".
+pub fn duration(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return "–".into();
+    }
+    let total = seconds.round() as u64;
+    let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60);
+    match (hours, minutes) {
+        (0, 0) => format!("{secs} s"),
+        (0, _) => format!("{minutes} min {secs:02} s"),
+        _ => format!("{hours} h {minutes:02} min"),
+    }
+}
+
+/// Bytes for people: "950 B", "14.9 MB".
+pub fn bytes(count: u64) -> String {
+    match count {
+        0..1_000 => format!("{count} B"),
+        1_000..1_000_000 => format!("{:.1} kB", count as f64 / 1e3),
+        _ => format!("{:.1} MB", count as f64 / 1e6),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(duration(12.4), "12 s");
+        assert_eq!(duration(200.0), "3 min 20 s");
+        assert_eq!(duration(3900.0), "1 h 05 min");
+        assert_eq!(duration(f64::NAN), "–");
+    }
+
+    #[test]
+    fn byte_counts_read_naturally() {
+        assert_eq!(bytes(950), "950 B");
+        assert_eq!(bytes(14_946_519), "14.9 MB");
+    }
 
     #[test]
     fn thousands_are_grouped() {

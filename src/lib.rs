@@ -6,12 +6,15 @@
 
 pub mod classes;
 pub mod compute;
+pub mod data;
 pub mod display;
 pub mod model;
 pub mod parity;
 pub mod inference;
 pub mod preprocess;
+pub mod protocol;
 pub mod training;
+pub mod weights;
 
 #[cfg(target_family = "wasm")]
 pub mod web;

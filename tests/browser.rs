@@ -14,7 +14,9 @@ use vit_web::training::{OptimizerRecipe, Trainer};
 use vit_web::web::adapter::{adapter_summary, init_device};
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
+// In a dedicated worker, as the page will train: long synchronous work (the wasm CPU backend)
+// then never stalls the page that the test runner polls through chromedriver.
+wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
 const PARITY_LOGITS: &str = include_str!("fixtures/parity_logits.json");
 /// Same bar as the native fixture test, relative to max(1, |logit|): float32 sums in another

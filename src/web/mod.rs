@@ -3,17 +3,26 @@
 #![cfg(target_family = "wasm")]
 
 pub mod adapter;
+mod storage;
+pub mod worker;
 mod dom;
+mod dataset_view;
 mod page;
+mod training_view;
+mod weights_view;
 
 use wasm_bindgen::prelude::*;
 
-/// Entry point wasm-bindgen calls when the module loads. Does nothing outside the app's page
-/// (the browser tests load the same module into an empty document).
+/// Entry point wasm-bindgen calls when the module loads. Starts the page only on the app's page:
+/// the training worker and the browser tests load the same module where there is no such page.
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
-    if dom::by_id("vit-app").is_some() {
+    let on_app_page = web_sys::window()
+        .and_then(|window| window.document())
+        .and_then(|document| document.get_element_by_id("vit-app"))
+        .is_some();
+    if on_app_page {
         wasm_bindgen_futures::spawn_local(page::run());
     }
 }

@@ -1,6 +1,5 @@
-//! One optimisation step of the ViT and the learning-rate schedule, shared by the native
-//! trainer and the browser. Nothing here reads a tensor back: callers decide when to pay
-//! for a readback (on wasm it must be `into_data_async`).
+//! One optimisation step of the ViT and the learning-rate schedule. Nothing here reads a tensor
+//! back: callers decide when to pay for a readback (on wasm it must be `into_data_async`).
 
 use burn::module::Module;
 use burn::nn::loss::{CrossEntropyLoss, CrossEntropyLossConfig};

@@ -1,0 +1,149 @@
+//! `bench`: native throughput figures, printed as JSON lines (one per measurement) so runs can
+//! be compared. Not a test: nothing here asserts a time.
+//!
+//! ```text
+//! cargo run --release --bin bench -- [--archive PATH] [--steps 10] [--warmup 2]
+//! ```
+//! Measures, on burn's CPU backend: training images/s of the tiny preset at batch 64 and 256
+//! (forward + backward + AdamW, median step), the share of a step spent assembling the batch
+//! (augmentation + normalisation), inference latency of one image with attention, and the
+//! prepared asset's size and decode time when the archive is given.
+
+#[cfg(not(target_family = "wasm"))]
+fn main() {
+    if let Err(message) = native::run(std::env::args().skip(1).collect()) {
+        eprintln!("bench: {message}");
+        std::process::exit(1);
+    }
+}
+
+/// A native command; the wasm build only needs it to compile.
+#[cfg(target_family = "wasm")]
+fn main() {}
+
+#[cfg(not(target_family = "wasm"))]
+mod native {
+    use std::path::PathBuf;
+    use std::time::Instant;
+
+    use burn::tensor::{Device, Distribution, Tensor};
+    use vit_web::data::ImageSet;
+    use vit_web::data::asset::{decode_asset, encode_asset};
+    use vit_web::data::augment::AugmentRecipe;
+    use vit_web::data::batch::{assemble_batch, batch_tensors};
+    use vit_web::data::cifar::read_archive_file;
+    use vit_web::data::rng::Pcg32;
+    use vit_web::data::subset::SubsetRule;
+    use vit_web::model::VitConfig;
+    use vit_web::training::{OptimizerRecipe, Trainer};
+
+    pub fn run(arguments: Vec<String>) -> Result<(), String> {
+        let (mut archive, mut steps, mut warmup) = (std::env::var_os("CIFAR10_ARCHIVE").map(PathBuf::from), 10usize, 2usize);
+        let mut arguments = arguments.into_iter();
+        while let Some(flag) = arguments.next() {
+            let value = arguments.next().ok_or(format!("{flag} needs a value"))?;
+            match flag.as_str() {
+                "--archive" => archive = Some(PathBuf::from(value)),
+                "--steps" => steps = value.parse().map_err(|_| "--steps takes a number")?,
+                "--warmup" => warmup = value.parse().map_err(|_| "--warmup takes a number")?,
+                other => return Err(format!("unknown argument {other}")),
+            }
+        }
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let train = match &archive {
+            Some(path) => {
+                let dataset = read_archive_file(path, |_| {}).map_err(|error| error.to_string())?;
+                asset_figures(&dataset.train, &dataset.test)?;
+                SubsetRule::First(20_000).apply(&dataset.train).map_err(|error| error.to_string())?
+            }
+            None => random_set(2_048),
+        };
+        for batch in [64, 256] {
+            training_figures(&train, batch, steps, warmup, threads);
+        }
+        inference_figures(threads);
+        Ok(())
+    }
+
+    fn random_set(images: usize) -> ImageSet {
+        let mut rng = Pcg32::new(1, 1);
+        let mut set = ImageSet::with_capacity(images);
+        let mut pixels = vec![0u8; 3072];
+        for index in 0..images {
+            pixels.iter_mut().for_each(|value| *value = rng.below(256) as u8);
+            set.push((index % 10) as u8, &pixels);
+        }
+        set
+    }
+
+    fn median(mut values: Vec<f64>) -> f64 {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    }
+
+    fn training_figures(train: &ImageSet, batch: usize, steps: usize, warmup: usize, threads: usize) {
+        let device = Device::flex().autodiff();
+        device.seed(0);
+        let mut trainer = Trainer::new(VitConfig::tiny().init(&device), OptimizerRecipe::default(), 1_000, &device);
+        let mut rng = Pcg32::new(0, 0);
+        let (mut step_ms, mut assemble_ms) = (Vec::new(), Vec::new());
+        for step in 0..warmup + steps {
+            let indices: Vec<usize> = (0..batch).map(|i| (step * batch + i) % train.len()).collect();
+            let started = Instant::now();
+            let assembled = assemble_batch(train, &indices, AugmentRecipe::Flip, &mut rng);
+            let assembled_in = started.elapsed().as_secs_f64() * 1e3;
+            let (images, labels) = batch_tensors(assembled, &device);
+            let loss = trainer.step(images, labels).loss.into_scalar::<f32>(); // waits for the step
+            assert!(loss.is_finite());
+            if step >= warmup {
+                step_ms.push(started.elapsed().as_secs_f64() * 1e3);
+                assemble_ms.push(assembled_in);
+            }
+        }
+        let (step, assemble) = (median(step_ms.clone()), median(assemble_ms));
+        let heavy = {
+            let indices: Vec<usize> = (0..batch).collect();
+            let started = Instant::now();
+            let _ = assemble_batch(train, &indices, AugmentRecipe::Heavy, &mut rng);
+            started.elapsed().as_secs_f64() * 1e3
+        };
+        println!(
+            "{{\"bench\":\"native_train\",\"backend\":\"flex\",\"threads\":{threads},\"batch\":{batch},\"steps\":{steps},\"step_ms_median\":{step:.1},\"step_ms_min\":{:.1},\"step_ms_max\":{:.1},\"images_per_second\":{:.1},\"assemble_flip_ms\":{assemble:.2},\"assemble_share\":{:.4},\"assemble_heavy_ms\":{heavy:.2}}}",
+            step_ms.iter().cloned().fold(f64::MAX, f64::min),
+            step_ms.iter().cloned().fold(0.0, f64::max),
+            batch as f64 / step * 1e3,
+            assemble / step,
+        );
+    }
+
+    fn inference_figures(threads: usize) {
+        let device = Device::flex();
+        let model = VitConfig::tiny().init(&device);
+        let mut times = Vec::new();
+        for _ in 0..20 {
+            let image = Tensor::<4>::random([1, 3, 32, 32], Distribution::Normal(0.0, 1.0), &device);
+            let started = Instant::now();
+            let output = model.forward_with_attention(image);
+            let _ = output.logits.into_data();
+            for layer in output.attention {
+                let _ = layer.into_data();
+            }
+            times.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        println!("{{\"bench\":\"native_predict_one_with_attention\",\"backend\":\"flex\",\"threads\":{threads},\"ms_median\":{:.2}}}", median(times[5..].to_vec()));
+    }
+
+    fn asset_figures(train: &ImageSet, test: &ImageSet) -> Result<(), String> {
+        let subset = SubsetRule::First(20_000).apply(train).map_err(|error| error.to_string())?;
+        let asset = encode_asset(&subset, test, vit_web::data::asset::DEFAULT_QUALITY);
+        let started = Instant::now();
+        decode_asset(&asset).map_err(|error| error.to_string())?;
+        println!(
+            "{{\"bench\":\"native_asset_decode\",\"images\":{},\"asset_bytes\":{},\"decode_ms\":{:.0}}}",
+            subset.len() + test.len(),
+            asset.len(),
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        Ok(())
+    }
+}

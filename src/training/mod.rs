@@ -1,0 +1,14 @@
+//! Training, shared by the native `train` command and the browser's worker: the recipe, one
+//! optimisation step, the epoch loop and the metrics it records.
+
+mod form;
+mod metrics;
+mod recipe;
+mod session;
+mod step;
+
+pub use form::RecipeForm;
+pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint};
+pub use recipe::{RecipeError, TrainingRecipe};
+pub use session::{StepReport, TrainingError, TrainingSession, evaluate};
+pub use step::{OptimizerRecipe, StepOutput, Trainer, cosine_lr, evaluate_batch};

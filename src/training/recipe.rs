@@ -1,0 +1,105 @@
+use serde::{Deserialize, Serialize};
+
+use super::step::OptimizerRecipe;
+use crate::data::augment::AugmentRecipe;
+use crate::model::Preset;
+
+/// Everything that decides a training run. `Default` is the reference recipe: tiny preset,
+/// 10 epochs, batch 256, AdamW (lr 1e-3, weight decay 0.05), cosine annealing, flip, seed 0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TrainingRecipe {
+    pub preset: Preset,
+    pub epochs: usize,
+    pub batch_size: usize,
+    pub optimizer: OptimizerRecipe,
+    pub augment: AugmentRecipe,
+    pub seed: u64,
+}
+
+impl Default for TrainingRecipe {
+    fn default() -> Self {
+        Self {
+            preset: Preset::Tiny,
+            epochs: 10,
+            batch_size: 256,
+            optimizer: OptimizerRecipe::default(),
+            augment: AugmentRecipe::Flip,
+            seed: 0,
+        }
+    }
+}
+
+/// A recipe value a person can correct; the message names the field.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{field}: {problem}")]
+pub struct RecipeError {
+    pub field: &'static str,
+    pub problem: String,
+}
+
+impl TrainingRecipe {
+    /// Refuses values that would crash or silently do nothing.
+    pub fn validate(&self) -> Result<(), RecipeError> {
+        let fail = |field, problem: &str| Err(RecipeError { field, problem: problem.into() });
+        if self.epochs == 0 || self.epochs > 1000 {
+            return fail("epochs", "must be between 1 and 1000");
+        }
+        if self.batch_size == 0 || self.batch_size > 4096 {
+            return fail("batch size", "must be between 1 and 4096");
+        }
+        let optimizer = &self.optimizer;
+        if !optimizer.learning_rate.is_finite() || optimizer.learning_rate <= 0.0 || optimizer.learning_rate > 1.0 {
+            return fail("learning rate", "must be a number above 0 and at most 1");
+        }
+        if !optimizer.weight_decay.is_finite() || !(0.0..=1.0).contains(&optimizer.weight_decay) {
+            return fail("weight decay", "must be a number from 0 to 1");
+        }
+        if !(0.0..1.0).contains(&optimizer.label_smoothing) {
+            return fail("label smoothing", "must be at least 0 and below 1");
+        }
+        Ok(())
+    }
+
+    pub fn steps_per_epoch(&self, train_images: usize) -> usize {
+        train_images.div_ceil(self.batch_size.max(1))
+    }
+
+    pub fn total_steps(&self, train_images: usize) -> usize {
+        self.epochs * self.steps_per_epoch(train_images)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_the_reference_recipe_and_valid() {
+        let recipe = TrainingRecipe::default();
+        assert_eq!((recipe.epochs, recipe.batch_size), (10, 256));
+        assert_eq!(recipe.optimizer.learning_rate, 1e-3);
+        assert_eq!(recipe.optimizer.weight_decay, 0.05);
+        assert_eq!(recipe.total_steps(20_000), 790);
+        assert!(recipe.validate().is_ok());
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_the_field_named() {
+        let bad = |recipe: TrainingRecipe| recipe.validate().unwrap_err().field;
+        assert_eq!(bad(TrainingRecipe { batch_size: 0, ..Default::default() }), "batch size");
+        let with_lr = |learning_rate| TrainingRecipe {
+            optimizer: OptimizerRecipe { learning_rate, ..Default::default() },
+            ..Default::default()
+        };
+        assert_eq!(bad(with_lr(-1e-3)), "learning rate");
+        assert_eq!(bad(with_lr(f64::NAN)), "learning rate");
+        assert_eq!(bad(TrainingRecipe { epochs: 0, ..Default::default() }), "epochs");
+    }
+
+    #[test]
+    fn partial_recipes_fill_in_the_reference_values() {
+        let recipe: TrainingRecipe = serde_json::from_str(r#"{"epochs": 3}"#).unwrap();
+        assert_eq!(recipe, TrainingRecipe { epochs: 3, ..Default::default() });
+    }
+}

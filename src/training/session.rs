@@ -1,0 +1,290 @@
+use burn::module::Module;
+use burn::tensor::{Device, Int, Tensor};
+
+use super::metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint};
+use super::recipe::{RecipeError, TrainingRecipe};
+use super::step::{Trainer, evaluate_batch};
+use crate::data::augment::AugmentRecipe;
+use crate::data::batch::{Batch, EpochShuffler, assemble_batch_into, batch_tensors};
+use crate::data::rng::Pcg32;
+use crate::data::ImageSet;
+use crate::model::VisionTransformer;
+
+/// Images per evaluation batch: large enough to amortise dispatch, small enough that one
+/// layer's attention, `[500, heads, 65, 65]` floats, stays far below WebGPU's 128 MiB binding limit.
+const EVALUATION_BATCH: usize = 500;
+
+/// The epoch loop, one call per step, so the caller decides when to yield, pause or stop.
+/// All reads from the device are `into_data_async` and happen only every `log_every` steps and at
+/// the end of an epoch; natively the caller blocks on the futures, in the browser it awaits them.
+pub struct TrainingSession {
+    recipe: TrainingRecipe,
+    trainer: Trainer,
+    train: ImageSet,
+    test: ImageSet,
+    shuffler: EpochShuffler,
+    order: Vec<usize>,
+    /// 0-based epoch in progress.
+    epoch: usize,
+    batch_in_epoch: usize,
+    augment_rng: Pcg32,
+    batch: Batch,
+    loss_sum: Option<Tensor<1>>,
+    correct_sum: Option<Tensor<1, Int>>,
+    images_seen: usize,
+    log_every: usize,
+    smoothed: SmoothedLoss,
+    history: MetricsHistory,
+    /// The model as it was after the last epoch whose losses were finite.
+    last_good: VisionTransformer,
+}
+
+/// What a step did; `loss` is read (and so costs a device round trip) only on logging steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepReport {
+    /// 1-based over the whole run.
+    pub step: usize,
+    pub total_steps: usize,
+    /// 1-based.
+    pub epoch: usize,
+    pub batch_in_epoch: usize,
+    pub batches_per_epoch: usize,
+    pub images: usize,
+    pub learning_rate: f64,
+    /// The smoothed running loss, on logging steps.
+    pub smoothed_loss: Option<f32>,
+}
+
+/// Why training cannot go on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TrainingError {
+    #[error("the loss became {value} at epoch {epoch}: training stopped, the weights of the last good epoch are kept")]
+    NotFinite { epoch: usize, value: f32 },
+    #[error("reading from the device failed: {0}")]
+    Readback(String),
+}
+
+impl TrainingSession {
+    /// `model` (fresh, or loaded weights to continue from) must live on an autodiff device.
+    pub fn new(
+        recipe: TrainingRecipe,
+        model: VisionTransformer,
+        train: ImageSet,
+        test: ImageSet,
+        device: &Device,
+    ) -> Result<Self, RecipeError> {
+        recipe.validate()?;
+        if train.is_empty() {
+            return Err(RecipeError { field: "training set", problem: "holds no images".into() });
+        }
+        let total_steps = recipe.total_steps(train.len());
+        let shuffler = EpochShuffler::new(train.len(), recipe.batch_size, recipe.seed);
+        let last_good = model.valid();
+        let mut session = Self {
+            trainer: Trainer::new(model, recipe.optimizer.clone(), total_steps, device),
+            order: Vec::new(),
+            epoch: 0,
+            batch_in_epoch: 0,
+            augment_rng: Pcg32::new(recipe.seed, 0),
+            batch: Batch::default(),
+            loss_sum: None,
+            correct_sum: None,
+            images_seen: 0,
+            log_every: 10,
+            smoothed: SmoothedLoss::default(),
+            history: MetricsHistory::default(),
+            last_good,
+            recipe,
+            train,
+            test,
+            shuffler,
+        };
+        session.start_epoch();
+        Ok(session)
+    }
+
+    /// Read the running loss every `steps` steps (default 10).
+    pub fn with_log_every(mut self, steps: usize) -> Self {
+        self.log_every = steps.max(1);
+        self
+    }
+
+    /// Each epoch's order and augmentation depend only on (seed, epoch), so a resumed run sees
+    /// the same batches as one that went straight through.
+    fn start_epoch(&mut self) {
+        self.order = self.shuffler.order(self.epoch as u64);
+        self.augment_rng = Pcg32::new(self.recipe.seed, 1 + self.epoch as u64);
+        self.batch_in_epoch = 0;
+        self.loss_sum = None;
+        self.correct_sum = None;
+        self.images_seen = 0;
+    }
+
+    pub fn recipe(&self) -> &TrainingRecipe {
+        &self.recipe
+    }
+
+    pub fn history(&self) -> &MetricsHistory {
+        &self.history
+    }
+
+    /// The model being trained (on the autodiff device).
+    pub fn model(&self) -> &VisionTransformer {
+        self.trainer.model()
+    }
+
+    /// The weights after the last epoch that ended with finite losses.
+    pub fn last_good_model(&self) -> &VisionTransformer {
+        &self.last_good
+    }
+
+    pub fn batches_per_epoch(&self) -> usize {
+        self.shuffler.batches_per_epoch()
+    }
+
+    pub fn total_steps(&self) -> usize {
+        self.recipe.total_steps(self.train.len())
+    }
+
+    /// 0-based index of the epoch in progress; equals `recipe.epochs` when done.
+    pub fn epoch(&self) -> usize {
+        self.epoch
+    }
+
+    pub fn epoch_finished(&self) -> bool {
+        self.batch_in_epoch >= self.batches_per_epoch()
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.epoch >= self.recipe.epochs
+    }
+
+    /// One optimisation step on the next batch of the epoch.
+    ///
+    /// # Panics
+    /// If the epoch is finished (call [`finish_epoch`](Self::finish_epoch) first).
+    pub async fn step(&mut self) -> Result<StepReport, TrainingError> {
+        assert!(!self.epoch_finished(), "finish_epoch must run before the next epoch's steps");
+        let indices = self
+            .shuffler
+            .batches(&self.order)
+            .nth(self.batch_in_epoch)
+            .expect("a batch remains in this epoch");
+        let device = self.trainer.model().class_token.val().device();
+        assemble_batch_into(&self.train, indices, self.recipe.augment, &mut self.augment_rng, &mut self.batch);
+        let images = self.batch.len();
+        let (inputs, labels) = batch_tensors(std::mem::take(&mut self.batch), &device);
+
+        let learning_rate = self.trainer.learning_rate();
+        let output = self.trainer.step(inputs, labels);
+        self.batch_in_epoch += 1;
+        self.images_seen += images;
+        self.loss_sum = Some(match self.loss_sum.take() {
+            Some(sum) => sum + output.loss.clone(),
+            None => output.loss.clone(),
+        });
+        self.correct_sum = Some(match self.correct_sum.take() {
+            Some(sum) => sum + output.correct,
+            None => output.correct,
+        });
+
+        let step = self.trainer.steps_done();
+        let smoothed_loss = if step % self.log_every == 0 || self.epoch_finished() {
+            let loss = read_scalar(output.loss).await?;
+            if !loss.is_finite() {
+                return Err(TrainingError::NotFinite { epoch: self.epoch + 1, value: loss });
+            }
+            let smoothed = self.smoothed.update(loss);
+            self.history.steps.push(StepPoint { step, loss: smoothed });
+            Some(smoothed)
+        } else {
+            None
+        };
+        Ok(StepReport {
+            step,
+            total_steps: self.total_steps(),
+            epoch: self.epoch + 1,
+            batch_in_epoch: self.batch_in_epoch,
+            batches_per_epoch: self.batches_per_epoch(),
+            images,
+            learning_rate,
+            smoothed_loss,
+        })
+    }
+
+    /// Reads the epoch's train figures, evaluates the whole test set and starts the next epoch.
+    /// `train_seconds` is the wall time the caller measured for this epoch's steps.
+    pub async fn finish_epoch(&mut self, train_seconds: f64) -> Result<EpochMetrics, TrainingError> {
+        let batches = self.batch_in_epoch.max(1) as f32;
+        let train_loss = match self.loss_sum.take() {
+            Some(sum) => read_scalar(sum).await? / batches,
+            None => f32::NAN,
+        };
+        let train_correct = match self.correct_sum.take() {
+            Some(sum) => read_count(sum).await?,
+            None => 0,
+        };
+        let epoch = self.epoch + 1;
+        if !train_loss.is_finite() {
+            return Err(TrainingError::NotFinite { epoch, value: train_loss });
+        }
+        let model = self.trainer.model().valid();
+        let (test_loss, test_accuracy) = evaluate(&model, &self.test).await?;
+        if !test_loss.is_finite() {
+            return Err(TrainingError::NotFinite { epoch, value: test_loss });
+        }
+        self.last_good = model;
+        let metrics = EpochMetrics {
+            epoch,
+            train_loss,
+            train_accuracy: train_correct as f32 / self.images_seen.max(1) as f32,
+            test_loss,
+            test_accuracy,
+            train_seconds,
+            images_per_second: self.images_seen as f64 / train_seconds.max(1e-9),
+        };
+        self.history.epochs.push(metrics.clone());
+        self.epoch += 1;
+        self.start_epoch();
+        Ok(metrics)
+    }
+}
+
+/// Mean loss and accuracy over `set`, in batches, without gradients or augmentation; one
+/// readback at the end.
+pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<(f32, f32), TrainingError> {
+    let device = model.class_token.val().device();
+    let indices: Vec<usize> = (0..set.len()).collect();
+    let mut rng = Pcg32::new(0, 0); // unused by AugmentRecipe::None
+    let mut loss_sum: Option<Tensor<1>> = None;
+    let mut correct_sum: Option<Tensor<1, Int>> = None;
+    for chunk in indices.chunks(EVALUATION_BATCH) {
+        let batch = crate::data::batch::assemble_batch(set, chunk, AugmentRecipe::None, &mut rng);
+        let (images, labels) = batch_tensors(batch, &device);
+        let output = evaluate_batch(model, images, labels);
+        let weighted = output.loss * chunk.len() as f64;
+        loss_sum = Some(match loss_sum { Some(sum) => sum + weighted, None => weighted });
+        correct_sum = Some(match correct_sum { Some(sum) => sum + output.correct, None => output.correct });
+    }
+    let (Some(loss_sum), Some(correct_sum)) = (loss_sum, correct_sum) else {
+        return Ok((f32::NAN, 0.0));
+    };
+    let count = set.len() as f32;
+    Ok((read_scalar(loss_sum).await? / count, read_count(correct_sum).await? as f32 / count))
+}
+
+async fn read_scalar(tensor: Tensor<1>) -> Result<f32, TrainingError> {
+    let data = tensor.into_data_async().await.map_err(|error| TrainingError::Readback(format!("{error:?}")))?;
+    data.convert::<f32>()
+        .try_to_vec::<f32>()
+        .map_err(|error| TrainingError::Readback(format!("{error:?}")))
+        .map(|values| values[0])
+}
+
+async fn read_count(tensor: Tensor<1, Int>) -> Result<i64, TrainingError> {
+    let data = tensor.into_data_async().await.map_err(|error| TrainingError::Readback(format!("{error:?}")))?;
+    data.convert::<i64>()
+        .try_to_vec::<i64>()
+        .map_err(|error| TrainingError::Readback(format!("{error:?}")))
+        .map(|values| values[0])
+}

@@ -1,0 +1,165 @@
+//! The training card: the recipe form, start/pause/resume/stop, and the live figures.
+
+use js_sys::Reflect;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{HtmlButtonElement, HtmlElement, HtmlProgressElement};
+
+use super::dom::{self, element, set_hidden, set_text};
+use super::page::{SharedApp, send, show_error};
+use crate::compute::ComputePath;
+use crate::display::duration;
+use crate::protocol::{WorkerInput, WorkerOutput};
+use crate::training::{EpochMetrics, MetricsHistory, RecipeForm};
+
+/// The form's current text, field by field.
+fn read_form() -> RecipeForm {
+    let field = |name: &str| -> String {
+        dom::document()
+            .query_selector(&format!("#recipe-form [name={name}]"))
+            .ok()
+            .flatten()
+            .and_then(|element| Reflect::get(&element, &"value".into()).ok())
+            .and_then(|value| value.as_string())
+            .unwrap_or_default()
+    };
+    RecipeForm {
+        preset: field("preset"),
+        epochs: field("epochs"),
+        batch_size: field("batch"),
+        learning_rate: field("lr"),
+        weight_decay: field("wd"),
+        warmup_steps: field("warmup"),
+        label_smoothing: field("smoothing"),
+        augment: field("augment"),
+        seed: field("seed"),
+    }
+}
+
+fn button(id: &str) -> HtmlButtonElement {
+    element(id)
+}
+
+fn on_click(id: &str, app: &SharedApp, action: impl Fn(&SharedApp) + 'static) {
+    let app = app.clone();
+    let handler = Closure::<dyn Fn()>::new(move || action(&app));
+    button(id).set_onclick(Some(handler.as_ref().unchecked_ref()));
+    handler.forget(); // lives as long as the page
+}
+
+pub fn wire(app: &SharedApp) {
+    on_click("train-start", app, start);
+    on_click("train-pause", app, |app| send(app, &WorkerInput::Pause, None));
+    on_click("train-resume", app, |app| send(app, &WorkerInput::Resume, None));
+    on_click("train-stop", app, |app| {
+        set_text("train-status", "stopping after this step…");
+        send(app, &WorkerInput::Stop, None);
+    });
+    refresh_buttons(app);
+}
+
+fn start(app: &SharedApp) {
+    let recipe = match read_form().parse() {
+        Ok(recipe) => recipe,
+        Err(error) => {
+            set_text("recipe-error", &error.to_string());
+            set_hidden("recipe-error", false);
+            return;
+        }
+    };
+    set_hidden("recipe-error", true);
+    element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten().map(|body| body.set_inner_html(""));
+    let compute = app.borrow().compute;
+    app.borrow_mut().training = true;
+    set_text("train-status", "starting…");
+    refresh_buttons(app);
+    send(app, &WorkerInput::Train { recipe, compute }, None);
+}
+
+/// Enables exactly the buttons that make sense now.
+pub fn refresh_buttons(app: &SharedApp) {
+    let app = app.borrow();
+    let paused = element::<HtmlElement>("train-status").text_content().unwrap_or_default() == "paused";
+    button("train-start").set_disabled(app.training || !app.dataset_ready);
+    button("train-pause").set_disabled(!app.training || paused);
+    button("train-resume").set_disabled(!app.training || !paused);
+    button("train-stop").set_disabled(!app.training);
+}
+
+fn set_progress(id: &str, value: f64, max: f64) {
+    let progress: HtmlProgressElement = element(id);
+    progress.set_max(max.max(1.0));
+    progress.set_value(value);
+}
+
+pub fn on_output(app: &SharedApp, output: WorkerOutput) {
+    match output {
+        WorkerOutput::TrainingStarted { compute, total_steps, batches_per_epoch, .. } => {
+            let on = match compute {
+                ComputePath::WebGpu => "WebGPU",
+                ComputePath::Cpu => "CPU (wasm)",
+            };
+            set_text("train-status", &format!("training on {on}"));
+            set_progress("step-progress", 0.0, total_steps as f64);
+            set_progress("epoch-progress", 0.0, batches_per_epoch as f64);
+        }
+        WorkerOutput::Step {
+            step,
+            total_steps,
+            epoch,
+            batch_in_epoch,
+            batches_per_epoch,
+            smoothed_loss,
+            learning_rate,
+            images_per_second,
+            elapsed_seconds,
+        } => {
+            set_progress("step-progress", step as f64, total_steps as f64);
+            set_text("step-text", &format!("{step} of {total_steps}"));
+            set_progress("epoch-progress", batch_in_epoch as f64, batches_per_epoch as f64);
+            set_text("epoch-text", &format!("epoch {epoch}, batch {batch_in_epoch} of {batches_per_epoch}"));
+            set_text("train-speed", &format!("{images_per_second:.1} images/s · learning rate {learning_rate:.2e}"));
+            let _ = element::<HtmlElement>("train-speed").set_attribute("data-images-per-second", &format!("{images_per_second:.3}"));
+            let remaining = elapsed_seconds / step as f64 * (total_steps - step) as f64;
+            set_text("train-time", &format!("{} elapsed · about {} left", duration(elapsed_seconds), duration(remaining)));
+            if let Some(loss) = smoothed_loss {
+                set_text("train-loss", &format!("{loss:.4}"));
+            }
+        }
+        WorkerOutput::Paused => {
+            set_text("train-status", "paused");
+            refresh_buttons(app);
+        }
+        WorkerOutput::Resumed => {
+            set_text("train-status", "training");
+            refresh_buttons(app);
+        }
+        WorkerOutput::Finished { stopped_early } => {
+            app.borrow_mut().training = false;
+            set_text("train-status", if stopped_early { "stopped; the last finished epoch's weights are kept" } else { "finished" });
+            refresh_buttons(app);
+        }
+        WorkerOutput::TrainingFailed { message } => {
+            app.borrow_mut().training = false;
+            set_text("train-status", "failed");
+            show_error(&message);
+            refresh_buttons(app);
+        }
+        _ => {}
+    }
+}
+
+pub fn show_epoch(metrics: &EpochMetrics, _history: &MetricsHistory) {
+    let row = format!(
+        "<tr><td>{}</td><td>{:.4}</td><td>{:.1}%</td><td>{:.4}</td><td>{:.1}%</td><td>{:.1}</td></tr>",
+        metrics.epoch,
+        metrics.train_loss,
+        100.0 * metrics.train_accuracy,
+        metrics.test_loss,
+        100.0 * metrics.test_accuracy,
+        metrics.images_per_second,
+    );
+    if let Some(body) = element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten() {
+        let _ = body.insert_adjacent_html("beforeend", &row); // numbers only: nothing to escape
+    }
+}

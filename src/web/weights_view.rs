@@ -1,0 +1,133 @@
+//! The weights card: the shipped pretrained model, download and upload. An upload is checked in
+//! full by `weights::from_safetensors` before anything changes; a refused file leaves the model,
+//! its metrics and the page as they were.
+
+use js_sys::{Array, Uint8Array};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{JsFuture, spawn_local};
+use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlInputElement, Url};
+
+use super::dom::{self, element, set_hidden, set_text};
+use super::page::{SharedApp, reclassify, show_model_summary};
+use crate::training::MetricsHistory;
+use crate::weights::{WeightFileInfo, from_safetensors, to_safetensors_async};
+
+/// Shipped beside the page; see weights/README.md for how it was made.
+pub const PRETRAINED: &str = "weights/vit-tiny.safetensors";
+
+/// A line about a weight file's origin: preset, epochs and its last recorded test accuracy.
+pub fn describe(info: &WeightFileInfo) -> String {
+    let preset = info.preset.map(|preset| preset.name()).unwrap_or("custom");
+    let accuracy = serde_json::from_str::<MetricsHistory>(&info.metrics_json)
+        .ok()
+        .and_then(|history| history.epochs.last().map(|epoch| epoch.test_accuracy))
+        .map(|accuracy| format!(", test accuracy {:.1}%", 100.0 * accuracy))
+        .unwrap_or_default();
+    format!("{preset} preset, {} epochs{accuracy}", info.epoch)
+}
+
+fn show_problem(message: &str) {
+    set_text("weights-error", message);
+    set_hidden("weights-error", message.is_empty());
+}
+
+/// Installs `bytes` as the page's model, or says why not and changes nothing.
+pub fn adopt(app: &SharedApp, bytes: Vec<u8>, origin: &str) -> Result<WeightFileInfo, String> {
+    let loaded = from_safetensors(&bytes, &app.borrow().device).map_err(|error| error.to_string())?;
+    let (model, info) = loaded;
+    {
+        let mut app = app.borrow_mut();
+        app.model = model;
+        app.config = info.config.clone();
+        app.weights = Some(bytes);
+        app.weights_info = Some(info.clone());
+    }
+    show_model_summary(info.preset.map(|preset| preset.name()).unwrap_or("custom"), &info.config, info.config.parameter_count());
+    set_text("weights-note", &format!("{origin}: {}.", describe(&info)));
+    show_problem("");
+    Ok(info)
+}
+
+pub fn wire(app: &SharedApp) {
+    let download_app = app.clone();
+    let on_download = Closure::<dyn Fn()>::new(move || {
+        let app = download_app.clone();
+        spawn_local(async move {
+            if let Err(message) = download(&app).await {
+                show_problem(&message);
+            }
+        });
+    });
+    element::<web_sys::HtmlElement>("weights-download").set_onclick(Some(on_download.as_ref().unchecked_ref()));
+    on_download.forget(); // lives as long as the page
+
+    let upload_app = app.clone();
+    let on_upload = Closure::<dyn Fn()>::new(move || {
+        let input: HtmlInputElement = element("weights-input");
+        let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
+        input.set_value(""); // the same file can be chosen again after a fix
+        let app = upload_app.clone();
+        spawn_local(async move {
+            let name = file.name();
+            let result = match JsFuture::from(file.array_buffer()).await {
+                Ok(buffer) => {
+                    if app.borrow().training {
+                        Err("stop training before loading other weights".to_string())
+                    } else {
+                        adopt(&app, Uint8Array::new(&buffer).to_vec(), &format!("Loaded {name}")).map(|_| reclassify(&app))
+                    }
+                }
+                Err(_) => Err(format!("{name} could not be read")),
+            };
+            if let Err(message) = result {
+                show_problem(&format!("{name} was not loaded: {message}. The current model is unchanged."));
+            }
+        });
+    });
+    element::<HtmlInputElement>("weights-input").set_onchange(Some(on_upload.as_ref().unchecked_ref()));
+    on_upload.forget();
+}
+
+/// Saves the current model as one safetensors file.
+async fn download(app: &SharedApp) -> Result<(), String> {
+    let (bytes, name) = {
+        let app = app.borrow();
+        match (&app.weights, &app.weights_info) {
+            (Some(bytes), Some(info)) => (bytes.clone(), file_name(info)),
+            _ => {
+                let info = WeightFileInfo::new(app.config.clone(), None);
+                let bytes = to_safetensors_async(&app.model, &info).await.map_err(|error| error.to_string())?;
+                (bytes, file_name(&info))
+            }
+        }
+    };
+    let parts = Array::of1(&Uint8Array::from(bytes.as_slice()));
+    let options = BlobPropertyBag::new();
+    options.set_type("application/octet-stream");
+    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(|_| "could not make the file")?;
+    let url = Url::create_object_url_with_blob(&blob).map_err(|_| "could not make the file")?;
+    let anchor: HtmlAnchorElement = dom::document().create_element("a").map_err(|_| "no document")?.unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(&name);
+    anchor.click();
+    let _ = Url::revoke_object_url(&url);
+    Ok(())
+}
+
+fn file_name(info: &WeightFileInfo) -> String {
+    let preset = info.preset.map(|preset| preset.name()).unwrap_or("custom");
+    format!("vit-{preset}-epoch{}.safetensors", info.epoch)
+}
+
+/// Loads the shipped pretrained weights, if the page has them.
+pub async fn load_pretrained(app: &SharedApp) {
+    match super::storage::download(PRETRAINED, None, |_, _| {}).await {
+        Ok(bytes) => {
+            if let Err(message) = adopt(app, bytes, "Pretrained weights") {
+                show_problem(&format!("the shipped weights could not be loaded ({message}); using fresh weights"));
+            }
+        }
+        Err(_) => set_text("weights-note", "No pretrained weights are shipped with this build; these are freshly initialised."),
+    }
+}

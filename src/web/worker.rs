@@ -1,0 +1,353 @@
+//! The training worker: owns the dataset and the training session, so downloads, decoding and
+//! training never block the page. Started by `www/worker.js`; talks to the page only through
+//! [`WorkerInput`] and [`WorkerOutput`].
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use burn::tensor::Device;
+use js_sys::{Array, Promise, Reflect, Uint8Array};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{JsFuture, spawn_local};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use super::adapter::init_device;
+use super::storage;
+use crate::compute::ComputePath;
+use crate::data::ImageSet;
+use crate::data::asset::decode_asset_with_progress;
+use crate::data::cifar::decode_archive_from_reader;
+use crate::data::decoded::{decode_decoded, encode_decoded};
+use crate::data::manifest::{DatasetManifest, sha256_hex};
+use crate::data::subset::SubsetRule;
+use crate::protocol::{DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
+use crate::training::{TrainingRecipe, TrainingSession};
+use crate::weights::{WeightFileInfo, from_safetensors, to_safetensors_async};
+
+/// Training images the page uses: the reference's first 20,000 records.
+const TRAIN_SUBSET: usize = 20_000;
+/// Preview images sent to the page: four of each class.
+const PREVIEW_PER_CLASS: usize = 4;
+
+#[derive(Default)]
+struct State {
+    dataset: Option<Rc<(ImageSet, ImageSet)>>,
+    loading: bool,
+    training: bool,
+    paused: bool,
+    stop: bool,
+    /// burn initialises WebGPU once per context; later runs reuse it.
+    webgpu: Option<Device>,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State::default());
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post(output: &WorkerOutput, payload: Option<Uint8Array>) {
+    let message = serde_wasm_bindgen::to_value(output).expect("worker messages serialise");
+    let result = match payload {
+        Some(bytes) => {
+            let _ = Reflect::set(&message, &"bytes".into(), &bytes);
+            scope().post_message_with_transfer(&message, &Array::of1(&bytes.buffer()))
+        }
+        None => scope().post_message(&message),
+    };
+    if result.is_err() {
+        web_sys::console::error_1(&"the worker could not post a message".into());
+    }
+}
+
+fn now_seconds() -> f64 {
+    js_sys::Date::now() / 1000.0
+}
+
+/// Lets queued messages (pause, stop) run between training steps.
+async fn yield_to_events(milliseconds: i32) {
+    let promise = Promise::new(&mut |resolve, _| {
+        let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, milliseconds);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Called by `www/worker.js` once the module is initialised.
+#[wasm_bindgen]
+pub fn worker_start() {
+    console_error_panic_hook::set_once();
+    let on_message = Closure::<dyn Fn(MessageEvent)>::new(|event: MessageEvent| {
+        let data = event.data();
+        match serde_wasm_bindgen::from_value::<WorkerInput>(data.clone()) {
+            Ok(input) => handle(input, &data),
+            Err(error) => web_sys::console::error_1(&format!("unknown message to the worker: {error}").into()),
+        }
+    });
+    scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget(); // lives as long as the worker
+    post(&WorkerOutput::WorkerReady, None);
+}
+
+fn handle(input: WorkerInput, data: &JsValue) {
+    let busy = STATE.with(|state| {
+        let state = state.borrow();
+        state.loading || state.training
+    });
+    match input {
+        WorkerInput::LoadPreparedDataset { manifest_url } if !busy => spawn_local(load_dataset(async move {
+            load_prepared(&manifest_url).await
+        })),
+        WorkerInput::LoadArchive { name } if !busy => {
+            let file: web_sys::Blob = Reflect::get(data, &"file".into()).map(JsCast::unchecked_into).expect("LoadArchive carries a file");
+            spawn_local(load_dataset(async move { load_archive(file, name).await }));
+        }
+        WorkerInput::LoadPreparedDataset { .. } | WorkerInput::LoadArchive { .. } => post(
+            &WorkerOutput::DatasetFailed { message: "wait until the current load or training run ends".into() },
+            None,
+        ),
+        WorkerInput::Train { recipe, compute } if !busy => {
+            let weights = Reflect::get(data, &"bytes".into()).ok().filter(|value| !value.is_undefined());
+            let weights = weights.map(|bytes| Uint8Array::new(&bytes).to_vec());
+            spawn_local(train(recipe, compute, weights));
+        }
+        WorkerInput::Train { .. } => post(
+            &WorkerOutput::TrainingFailed { message: "a dataset load or training run is already under way".into() },
+            None,
+        ),
+        WorkerInput::Pause => {
+            STATE.with(|state| state.borrow_mut().paused = true);
+            post(&WorkerOutput::Paused, None);
+        }
+        WorkerInput::Resume => {
+            STATE.with(|state| state.borrow_mut().paused = false);
+            post(&WorkerOutput::Resumed, None);
+        }
+        WorkerInput::Stop => STATE.with(|state| {
+            let mut state = state.borrow_mut();
+            state.stop = true;
+            state.paused = false;
+        }),
+    }
+}
+
+/// Runs a loader, keeps the dataset it returns and tells the page. A failure leaves the
+/// previous dataset in place.
+async fn load_dataset(loader: impl std::future::Future<Output = Result<(ImageSet, ImageSet, DatasetSource, Option<String>), String>>) {
+    STATE.with(|state| state.borrow_mut().loading = true);
+    let started = now_seconds();
+    let result = loader.await;
+    STATE.with(|state| state.borrow_mut().loading = false);
+    match result {
+        Ok((train, test, source, warning)) => {
+            let output = WorkerOutput::DatasetReady {
+                source,
+                train_images: train.len(),
+                test_images: test.len(),
+                seconds: now_seconds() - started,
+                warning,
+                preview: preview(&train),
+            };
+            STATE.with(|state| state.borrow_mut().dataset = Some(Rc::new((train, test))));
+            post(&output, None);
+        }
+        Err(message) => post(&WorkerOutput::DatasetFailed { message }, None),
+    }
+}
+
+fn preview(set: &ImageSet) -> Vec<PreviewImage> {
+    let mut taken = [0usize; 10];
+    let mut images = Vec::new();
+    for index in 0..set.len() {
+        let label = set.label(index);
+        if taken[label as usize] < PREVIEW_PER_CLASS {
+            taken[label as usize] += 1;
+            images.push(PreviewImage { label, pixels: set.image(index).to_vec() });
+        }
+    }
+    images.sort_by_key(|image| image.label);
+    images
+}
+
+fn progress(stage: LoadStage, done: u64, total: Option<u64>) {
+    post(&WorkerOutput::DatasetProgress { stage, done, total }, None);
+}
+
+/// The prepared asset: from the cache when its hash matches the manifest, else downloaded,
+/// verified, decoded and cached.
+async fn load_prepared(manifest_url: &str) -> Result<(ImageSet, ImageSet, DatasetSource, Option<String>), String> {
+    let manifest_text = storage::fetch_text_uncached(manifest_url)
+        .await
+        .map_err(|problem| format!("the prepared dataset is not available ({problem}); drop CIFAR-10's archive on the page instead"))?;
+    let manifest: DatasetManifest =
+        serde_json::from_str(&manifest_text).map_err(|error| format!("{manifest_url} is not a dataset manifest: {error}"))?;
+    let cache_key = format!("decoded-{}", manifest.sha256);
+
+    if let Some(bytes) = storage::cached(&cache_key).await {
+        progress(LoadStage::Read, bytes.len() as u64, Some(bytes.len() as u64));
+        if let Ok((train, test)) = decode_decoded(&bytes) {
+            return Ok((train, test, DatasetSource::Cache, None));
+        }
+    }
+
+    let asset_url = resolve(manifest_url, &manifest.file);
+    let bytes = storage::download(&asset_url, Some(manifest.bytes), |done, total| progress(LoadStage::Download, done, total))
+        .await
+        .map_err(|problem| format!("downloading the dataset failed: {problem}"))?;
+    if sha256_hex(&bytes) != manifest.sha256 {
+        return Err(format!("{}: the download does not match the manifest's SHA-256; reload to try again", manifest.file));
+    }
+    let (train, test) = decode_asset_with_progress(&bytes, &manifest.file, |done, total| {
+        progress(LoadStage::Decode, done as u64, Some(total as u64))
+    })
+    .map_err(|error| error.to_string())?;
+    drop(bytes);
+
+    progress(LoadStage::Store, 0, None);
+    let warning = storage::store(&cache_key, &encode_decoded(&train, &test), "decoded-")
+        .await
+        .err()
+        .map(|problem| format!("the dataset could not be kept for next time ({problem}); it will be downloaded again after a reload"));
+    Ok((train, test, DatasetSource::Network, warning))
+}
+
+/// CIFAR-10's official archive, dropped on the page: the first 20,000 training records and the
+/// whole test set, as the prepared asset holds them.
+async fn load_archive(file: web_sys::Blob, name: String) -> Result<(ImageSet, ImageSet, DatasetSource, Option<String>), String> {
+    let total = file.size() as u64;
+    let bytes = storage::read_blob(&file, |done| progress(LoadStage::Read, done, Some(total)))
+        .await
+        .map_err(|problem| format!("{name} could not be read: {problem}"))?;
+    let mut last_reported = 0u64;
+    let dataset = decode_archive_from_reader(&bytes[..], &name, Some(total), |archive_progress| {
+        if archive_progress.bytes_read >= last_reported + (1 << 22) {
+            last_reported = archive_progress.bytes_read;
+            progress(LoadStage::Decode, archive_progress.bytes_read, Some(total));
+        }
+    })
+    .map_err(|error| error.to_string())?;
+    let train = SubsetRule::First(TRAIN_SUBSET).apply(&dataset.train).map_err(|error| error.to_string())?;
+    Ok((train, dataset.test, DatasetSource::Archive, None))
+}
+
+/// `file` relative to the folder of `manifest_url`.
+fn resolve(manifest_url: &str, file: &str) -> String {
+    match manifest_url.rfind('/') {
+        Some(slash) => format!("{}{file}", &manifest_url[..=slash]),
+        None => file.to_string(),
+    }
+}
+
+async fn device_for(compute: ComputePath) -> Result<Device, String> {
+    if compute == ComputePath::WebGpu {
+        if let Some(device) = STATE.with(|state| state.borrow().webgpu.clone()) {
+            return Ok(device);
+        }
+        let device = init_device(ComputePath::WebGpu).await?;
+        STATE.with(|state| state.borrow_mut().webgpu = Some(device.clone()));
+        return Ok(device);
+    }
+    init_device(compute).await
+}
+
+async fn train(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec<u8>>) {
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        state.training = true;
+        state.stop = false;
+        state.paused = false;
+    });
+    let result = run_training(recipe, compute, weights).await;
+    STATE.with(|state| state.borrow_mut().training = false);
+    match result {
+        Ok(stopped_early) => post(&WorkerOutput::Finished { stopped_early }, None),
+        Err(message) => post(&WorkerOutput::TrainingFailed { message }, None),
+    }
+}
+
+/// The epoch loop; returns whether the person stopped it early.
+async fn run_training(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec<u8>>) -> Result<bool, String> {
+    let dataset = STATE
+        .with(|state| state.borrow().dataset.clone())
+        .ok_or("load the dataset before training")?;
+    recipe.validate().map_err(|error| error.to_string())?;
+    let device = device_for(compute).await?.autodiff();
+    let model = match weights {
+        Some(bytes) => {
+            let (model, info) = from_safetensors(&bytes, &device).map_err(|error| error.to_string())?;
+            if info.config != recipe.preset.config() {
+                return Err("the weights to continue from are of another preset than the recipe".into());
+            }
+            model
+        }
+        None => recipe.preset.config().init(&device),
+    };
+    let (train, test) = (dataset.0.clone(), dataset.1.clone());
+    drop(dataset);
+    let mut session = TrainingSession::new(recipe.clone(), model, train, test, &device)
+        .map_err(|error| error.to_string())?
+        .with_log_every(5);
+    post(
+        &WorkerOutput::TrainingStarted {
+            compute,
+            device: format!("{device:?}"),
+            total_steps: session.total_steps(),
+            batches_per_epoch: session.batches_per_epoch(),
+        },
+        None,
+    );
+
+    let started = now_seconds();
+    let mut train_seconds = 0.0;
+    let mut images_done = 0usize;
+    while !session.is_done() {
+        let epoch_started = now_seconds();
+        let mut paused_seconds = 0.0;
+        while !session.epoch_finished() {
+            if STATE.with(|state| state.borrow().stop) {
+                return Ok(true);
+            }
+            if STATE.with(|state| state.borrow().paused) {
+                let pause_started = now_seconds();
+                yield_to_events(100).await;
+                paused_seconds += now_seconds() - pause_started;
+                continue;
+            }
+            let report = session.step().await.map_err(|error| error.to_string())?;
+            images_done += report.images;
+            let elapsed = train_seconds + (now_seconds() - epoch_started - paused_seconds);
+            post(
+                &WorkerOutput::Step {
+                    step: report.step,
+                    total_steps: report.total_steps,
+                    epoch: report.epoch,
+                    batch_in_epoch: report.batch_in_epoch,
+                    batches_per_epoch: report.batches_per_epoch,
+                    smoothed_loss: report.smoothed_loss,
+                    learning_rate: report.learning_rate,
+                    images_per_second: images_done as f64 / elapsed.max(1e-9),
+                    elapsed_seconds: now_seconds() - started,
+                },
+                None,
+            );
+            yield_to_events(0).await;
+        }
+        let epoch_seconds = now_seconds() - epoch_started - paused_seconds;
+        train_seconds += epoch_seconds;
+        let metrics = session.finish_epoch(epoch_seconds).await.map_err(|error| error.to_string())?;
+        let info = WeightFileInfo {
+            recipe_json: serde_json::to_string(&recipe).expect("recipes serialise"),
+            epoch: metrics.epoch,
+            metrics_json: serde_json::to_string(session.history()).expect("metrics serialise"),
+            ..WeightFileInfo::new(recipe.preset.config(), Some(recipe.preset))
+        };
+        let bytes = to_safetensors_async(session.last_good_model(), &info).await.map_err(|error| error.to_string())?;
+        post(
+            &WorkerOutput::Epoch { metrics, history: session.history().clone() },
+            Some(Uint8Array::from(bytes.as_slice())),
+        );
+    }
+    Ok(false)
+}

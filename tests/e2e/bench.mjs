@@ -1,0 +1,67 @@
+// Browser benchmarks in headless Chromium, through the page itself; prints JSON lines.
+// Not a test: nothing is asserted about time. Run by scripts/bench.sh after a release build.
+//   node tests/e2e/bench.mjs [--webgpu-steps 2]
+import { resolve } from "node:path";
+import { chromium } from "playwright-core";
+import { serve } from "./server.mjs";
+
+const DIST = resolve(import.meta.dirname, "../../dist");
+const ARGS = [
+  "--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+];
+const SMALL = "dataset=data/small/manifest.json";
+const server = await serve(DIST);
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ARGS });
+const print = (record) => console.log(JSON.stringify(record));
+
+try {
+  // 1. The prepared dataset, cold: download + verify + decode + store, then a warm reload.
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  let assetBytes = 0;
+  page.on("response", async (response) => {
+    if (response.url().endsWith(".vitdata")) assetBytes = (await response.body()).length;
+  });
+  await page.goto(`${server.url}?compute=cpu`);
+  await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
+  print({ bench: "browser_dataset_cold", asset_bytes: assetBytes,
+    seconds: Number(await page.locator("#data-status").getAttribute("data-seconds")),
+    status: await page.locator("#data-status").textContent() });
+  await page.reload();
+  await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
+  print({ bench: "browser_dataset_cached", source: await page.locator("#data-status").getAttribute("data-source"),
+    seconds: Number(await page.locator("#data-status").getAttribute("data-seconds")) });
+  await context.close();
+
+  // 2. Training throughput through the page's worker, on each path.
+  const runs = [
+    { compute: "cpu", batch: 64, epochsOf512: 1 },
+    { compute: "cpu", batch: 256, epochsOf512: 1 },
+    { compute: "webgpu", batch: 64, epochsOf512: 1, maxSteps: Number(process.env.WEBGPU_STEPS ?? 2) },
+  ];
+  for (const run of runs) {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}?compute=${run.compute}&${SMALL}`);
+    await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
+    await page.fill("#recipe-form [name=epochs]", "1");
+    await page.fill("#recipe-form [name=batch]", String(run.batch));
+    const started = Date.now();
+    await page.click("#train-start");
+    const steps = Math.ceil(512 / run.batch);
+    const target = Math.min(steps, run.maxSteps ?? steps);
+    await page.waitForFunction((target) => {
+      const text = document.querySelector("#step-text")?.textContent ?? "";
+      return Number(text.split(" ")[0]) >= target;
+    }, target, { timeout: 1_800_000, polling: 500 });
+    print({ bench: "browser_train", compute: run.compute, adapter: await page.locator("#adapter").textContent(),
+      batch: run.batch, steps: target,
+      images_per_second: Number(await page.locator("#train-speed").getAttribute("data-images-per-second")),
+      wall_seconds: (Date.now() - started) / 1000 });
+    await page.click("#train-stop").catch(() => {});
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}

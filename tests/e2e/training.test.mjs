@@ -1,0 +1,112 @@
+// The dataset and training flows end to end: the prepared asset is downloaded, decoded and kept
+// in browser storage (a reload reads it back without downloading); a broken archive is refused
+// without losing the loaded dataset; a short run trains in the worker, fills the epoch table and
+// hands its weights to the page's model.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium } from "playwright-core";
+import { serve } from "./server.mjs";
+
+const DIST = resolve(import.meta.dirname, "../../dist");
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const SCREENSHOTS = process.env.SCREENSHOT_DIR;
+const ARGS = [
+  "--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+];
+const SMALL = "?compute=cpu&dataset=data/small/manifest.json";
+const MINUTES = 60 * 1000;
+
+let server, browser;
+before(async () => {
+  server = await serve(DIST);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function datasetReady(page) {
+  await page.waitForSelector("#data-status[data-source]", { timeout: 5 * MINUTES });
+  return page.locator("#data-status").getAttribute("data-source");
+}
+
+test("the prepared dataset is downloaded once, then read from browser storage", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const assetRequests = [];
+  page.on("request", (request) => { if (request.url().endsWith(".vitdata")) assetRequests.push(request.url()); });
+  await page.goto(`${server.url}?compute=cpu`);
+  assert.equal(await datasetReady(page), "network");
+  assert.match(await page.locator("#data-status").textContent(), /20,000 training and 10,000 test images/);
+  assert.equal(assetRequests.length, 1);
+  const preview = await page.locator("#preview-canvas").boundingBox();
+  assert.ok(preview.height > 100, "the preview grid is drawn");
+
+  await page.reload();
+  assert.equal(await datasetReady(page), "cache");
+  assert.equal(assetRequests.length, 1, "a reload does not download the dataset again");
+  await context.close();
+});
+
+test("a corrupt archive is refused with a message and the loaded dataset stays", async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}${SMALL}`);
+  await datasetReady(page);
+  const before = await page.locator("#data-status").textContent();
+  const folder = await mkdtemp(join(tmpdir(), "vit-e2e-"));
+  const broken = join(folder, "cifar-10-binary.tar.gz");
+  await writeFile(broken, Buffer.from("this is not a gzip file at all"));
+  await page.setInputFiles("#archive-input", broken);
+  await page.waitForSelector("#data-warning:not([hidden])", { timeout: MINUTES });
+  assert.match(await page.locator("#data-warning").textContent(), /not a gzip file/);
+  assert.equal(await page.locator("#data-status").textContent(), before);
+  assert.equal(await page.locator("#train-start").isEnabled(), true);
+  await page.close();
+});
+
+test("bad recipe values get a message, not a crash", async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}${SMALL}`);
+  await datasetReady(page);
+  await page.fill("#recipe-form [name=batch]", "0");
+  await page.click("#train-start");
+  assert.match(await page.locator("#recipe-error").textContent(), /batch size: must be between 1 and 4096/);
+  await page.fill("#recipe-form [name=batch]", "64");
+  await page.fill("#recipe-form [name=lr]", "-1");
+  await page.click("#train-start");
+  assert.match(await page.locator("#recipe-error").textContent(), /learning rate/);
+  assert.equal(await page.locator("#train-status").textContent(), "idle");
+  await page.close();
+});
+
+test("a short run trains in the worker, can pause and resume, and updates the page's model", async () => {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1600 } });
+  await page.goto(`${server.url}${SMALL}`);
+  await datasetReady(page);
+  const before = await page.$$eval("#probabilities li", (rows) => rows.map((row) => row.dataset.probability).join());
+  await page.fill("#recipe-form [name=epochs]", "2");
+  await page.fill("#recipe-form [name=batch]", "64");
+  await page.click("#train-start");
+  await page.waitForSelector("#step-text:has-text('of 16')", { timeout: 5 * MINUTES });
+
+  await page.click("#train-pause");
+  await page.waitForSelector("#train-status:has-text('paused')");
+  const pausedAt = await page.locator("#step-text").textContent();
+  await page.waitForTimeout(1500);
+  assert.equal(await page.locator("#step-text").textContent(), pausedAt, "no steps while paused");
+  if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/training.png`, fullPage: true });
+  await page.click("#train-resume");
+
+  await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
+  const rows = await page.$$eval("#epoch-table tbody tr", (rows) => rows.map((row) => row.textContent));
+  assert.equal(rows.length, 2);
+  assert.match(await page.locator("#weights-note").textContent(), /Trained in this page: tiny preset, 2 epochs/);
+  const after = await page.$$eval("#probabilities li", (rows) => rows.map((row) => row.dataset.probability).join());
+  assert.notEqual(after, before, "the sample is classified again with the trained weights");
+  await page.close();
+});
