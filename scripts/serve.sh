@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds the page in release mode and serves it on http://127.0.0.1:8080 (PORT to change).
 # Installs whatever is missing first, and prepares the dataset the page downloads
-# (scripts/prepare-data.sh: set CIFAR10_ARCHIVE to use an archive you already have).
+# (scripts/prepare-data.sh; `--archive PATH` or CIFAR10_ARCHIVE uses an archive you already have).
 # `trunk build --release` alone leaves a static dist/.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ "${1:-}" = "--archive" ] && [ -n "${2:-}" ]; then
+    export CIFAR10_ARCHIVE=$2
+    shift 2
+fi
 source scripts/setup.sh
 source scripts/prepare-data.sh
 exec trunk serve --release --offline --port "${PORT:-8080}" "$@"

@@ -13,10 +13,13 @@ pub fn group_thousands(value: usize) -> String {
     grouped
 }
 
-/// A duration for a status line: "12 s", "3 min 20 s", "1 h 05 min".
+/// A duration for a status line: "0.4 s", "12 s", "3 min 20 s", "1 h 05 min".
 pub fn duration(seconds: f64) -> String {
     if !seconds.is_finite() || seconds < 0.0 {
         return "–".into();
+    }
+    if seconds < 9.95 {
+        return format!("{seconds:.1} s");
     }
     let total = seconds.round() as u64;
     let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60);
@@ -42,6 +45,7 @@ mod tests {
 
     #[test]
     fn durations_read_naturally() {
+        assert_eq!(duration(0.42), "0.4 s");
         assert_eq!(duration(12.4), "12 s");
         assert_eq!(duration(200.0), "3 min 20 s");
         assert_eq!(duration(3900.0), "1 h 05 min");

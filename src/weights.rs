@@ -588,7 +588,7 @@ fn default_class_names(classes: usize) -> Vec<String> {
 }
 
 /// The preset whose dimensions (all but dropout) `config` has.
-fn preset_of(config: &VitConfig) -> Option<Preset> {
+pub fn preset_of(config: &VitConfig) -> Option<Preset> {
     Preset::ALL.into_iter().find(|preset| VitConfig { dropout: config.dropout, ..preset.config() } == *config)
 }
 

@@ -11,7 +11,7 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlInputElement, Url};
 use super::dom::{self, element, set_hidden, set_text};
 use super::page::{SharedApp, reclassify, show_model_summary};
 use crate::training::MetricsHistory;
-use crate::weights::{WeightFileInfo, from_safetensors, to_safetensors_async};
+use crate::weights::{WeightFileInfo, from_safetensors, preset_of, to_safetensors_async};
 
 /// Shipped beside the page; see weights/README.md for how it was made.
 pub const PRETRAINED: &str = "weights/vit-tiny.safetensors";
@@ -96,7 +96,7 @@ async fn download(app: &SharedApp) -> Result<(), String> {
         match (&app.weights, &app.weights_info) {
             (Some(bytes), Some(info)) => (bytes.clone(), file_name(info)),
             _ => {
-                let info = WeightFileInfo::new(app.config.clone(), None);
+                let info = WeightFileInfo::new(app.config.clone(), preset_of(&app.config));
                 let bytes = to_safetensors_async(&app.model, &info).await.map_err(|error| error.to_string())?;
                 (bytes, file_name(&info))
             }

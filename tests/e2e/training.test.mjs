@@ -110,3 +110,41 @@ test("a short run trains in the worker, can pause and resume, and updates the pa
   assert.notEqual(after, before, "the sample is classified again with the trained weights");
   await page.close();
 });
+
+test("CIFAR-10's official archive, picked on the page, is decoded in the browser", { skip: !process.env.CIFAR10_ARCHIVE }, async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}${SMALL}`);
+  await datasetReady(page);
+  await page.setInputFiles("#archive-input", process.env.CIFAR10_ARCHIVE);
+  await page.waitForSelector("#data-status[data-source=archive]", { timeout: 10 * MINUTES });
+  assert.match(await page.locator("#data-status").textContent(), /20,000 training and 10,000 test images, decoded from your archive/);
+  await page.close();
+});
+
+test("weights download as one file, a damaged file is refused without change, the download loads back", async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}?compute=cpu`);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 5 * MINUTES });
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#weights-download")]);
+  const folder = await mkdtemp(join(tmpdir(), "vit-weights-"));
+  const saved = join(folder, download.suggestedFilename());
+  await download.saveAs(saved);
+  assert.match(download.suggestedFilename(), /^vit-tiny-epoch\d+\.safetensors$/);
+
+  const before = await page.$$eval("#probabilities li", (rows) => rows.map((row) => row.dataset.probability).join());
+  const summary = await page.locator("#model-summary").textContent();
+  const bytes = await import("node:fs/promises").then((fs) => fs.readFile(saved));
+  const damaged = join(folder, "damaged.safetensors");
+  await writeFile(damaged, bytes.subarray(0, bytes.length - 1000));
+  await page.setInputFiles("#weights-input", damaged);
+  await page.waitForSelector("#weights-error:not([hidden])");
+  assert.match(await page.locator("#weights-error").textContent(), /damaged\.safetensors was not loaded: .*The current model is unchanged/);
+  assert.equal(await page.locator("#model-summary").textContent(), summary);
+  const after = await page.$$eval("#probabilities li", (rows) => rows.map((row) => row.dataset.probability).join());
+  assert.equal(after, before);
+
+  await page.setInputFiles("#weights-input", saved);
+  await page.waitForSelector("#weights-error[hidden]");
+  assert.match(await page.locator("#weights-note").textContent(), /^Loaded vit-tiny-epoch\d+\.safetensors: tiny preset/);
+  await page.close();
+});
