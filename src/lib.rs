@@ -14,6 +14,7 @@ pub mod inference;
 pub mod preprocess;
 pub mod protocol;
 pub mod training;
+pub mod viz;
 pub mod weights;
 
 #[cfg(target_family = "wasm")]

@@ -119,3 +119,19 @@ async fn training_steps_lower_the_loss_on_webgpu() {
 async fn training_steps_lower_the_loss_on_the_wasm_cpu_backend() {
     training_lowers_the_loss(Device::flex()).await;
 }
+
+/// A weight file written from WebGPU reads back and writes again bit for bit, and equals the
+/// file the wasm CPU backend writes for the same weights.
+#[wasm_bindgen_test]
+async fn weight_files_round_trip_bit_for_bit_on_webgpu() {
+    use vit_web::weights::{WeightFileInfo, from_safetensors, to_safetensors_async};
+    let device = webgpu().await;
+    let config = VitConfig::tiny();
+    let info = WeightFileInfo::new(config.clone(), Some(vit_web::model::Preset::Tiny));
+    let written = to_safetensors_async(&deterministic_weights(config.init(&device)), &info).await.expect("WebGPU weights save");
+    let (reloaded, _) = from_safetensors(&written, &device).expect("the file loads");
+    let rewritten = to_safetensors_async(&reloaded, &info).await.expect("reloaded weights save");
+    assert!(written == rewritten, "the round trip changed the file");
+    let on_cpu = to_safetensors_async(&deterministic_weights(config.init(&Device::flex())), &info).await.expect("CPU weights save");
+    assert!(written == on_cpu, "WebGPU and the wasm CPU backend write different files for the same weights");
+}

@@ -1,0 +1,16 @@
+//! The maths behind the page's pictures, kept free of the DOM so it is tested natively: chart
+//! axes, heatmap colours, attention rollout, photo resizing and position-embedding similarity.
+//!
+//! ```text
+//!  photo RGBA ──resize::photo_to_input──▶ 32×32 RGBA ──preprocess──▶ model
+//!  attention [heads, 65, 65] × L ──rollout──▶ 8×8 ──resize::upsample_bilinear──▶ W×H
+//!        ──colormap::heat_overlay──▶ RGBA over the photo
+//!  position embedding [65, D] ──similarity──▶ 64 maps of 8×8 ──colormap──▶ RGBA
+//!  loss / accuracy history ──scale──▶ axes, ticks and labels in pixels
+//! ```
+
+pub mod colormap;
+pub mod resize;
+pub mod rollout;
+pub mod scale;
+pub mod similarity;

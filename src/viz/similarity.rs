@@ -1,0 +1,178 @@
+//! What the position embedding learned, drawn as in figure 7 (centre) of the ViT paper
+//! (Dosovitskiy et al., 2020): the cosine similarity of each patch's position embedding with
+//! every other patch's. A trained model shows a bright spot at the patch itself fading with
+//! distance, often with its row and column lit: the 1-D embedding has learned the 2-D grid.
+//! An untrained one shows noise.
+//!
+//! # Shapes
+//! The position embedding is `[tokens, dim]` row-major (the model's `[1, tokens, dim]`
+//! parameter), row 0 for [CLS], rows 1.. for the patches in row-major grid order.
+//! The similarities form a `[patches, patches]` matrix: row `p` is patch `p`'s map, itself a
+//! `[grid, grid]` image (64 maps of 8×8 for the 65-token model). Values lie in [−1, 1]; the
+//! paper's colour bar spans that range, so colour `(s + 1) / 2`.
+
+/// Cosine similarity of two vectors; 0 when either is all zeros (no direction to compare).
+///
+/// # Panics
+/// If the vectors differ in length.
+pub fn cosine_similarity(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len(), "vectors of different lengths");
+    let (mut dot, mut norm_a, mut norm_b) = (0.0f64, 0.0f64, 0.0f64);
+    for (&x, &y) in a.iter().zip(b) {
+        let (x, y) = (x as f64, y as f64);
+        dot += x * y;
+        norm_a += x * x;
+        norm_b += y * y;
+    }
+    if norm_a == 0.0 || norm_b == 0.0 {
+        return 0.0;
+    }
+    (dot / (norm_a.sqrt() * norm_b.sqrt())).clamp(-1.0, 1.0) as f32
+}
+
+/// Patches per side of a square grid of `patches`, or `None` if it is not square.
+fn grid_side(patches: usize) -> Option<usize> {
+    let side = (patches as f64).sqrt().round() as usize;
+    (side * side == patches).then_some(side)
+}
+
+/// Every patch's position embedding against every other's, [CLS] left out. The matrix is
+/// symmetric by construction (each pair computed once).
+///
+/// # Shapes
+/// - position_embedding: `[tokens, dim]`, [CLS] first
+/// - output: `[tokens − 1, tokens − 1]`
+///
+/// # Panics
+/// If `position_embedding` is not `tokens × dim` long for some dim ≥ 1, or the patches do not
+/// form a square grid.
+pub fn position_similarity(position_embedding: &[f32], tokens: usize) -> Vec<f32> {
+    assert!(
+        tokens > 1 && !position_embedding.is_empty() && position_embedding.len() % tokens == 0,
+        "a position embedding of {} values is not [{tokens}, dim]",
+        position_embedding.len()
+    );
+    let patches = tokens - 1;
+    assert!(grid_side(patches).is_some(), "{patches} patches do not form a square grid");
+    let dim = position_embedding.len() / tokens;
+    let rows: Vec<&[f32]> = position_embedding.chunks_exact(dim).skip(1).collect(); // [patches][dim]
+    let mut similarity = vec![0.0; patches * patches];
+    for first in 0..patches {
+        for second in first..patches {
+            let value = cosine_similarity(rows[first], rows[second]);
+            similarity[first * patches + second] = value;
+            similarity[second * patches + first] = value;
+        }
+    }
+    similarity
+}
+
+/// The paper's layout: the tile in row `row`, column `col` of the outer `grid × grid` figure
+/// shows the map of the patch at that grid position, i.e. row `tile_index(row, col, grid)` of
+/// the similarity matrix.
+pub fn tile_index(row: usize, col: usize, grid: usize) -> usize {
+    row * grid + col
+}
+
+/// The whole figure as one image without gaps: `grid × grid` tiles, each `grid × grid` pixels
+/// (64×64 for an 8×8 grid). Pixel (y, x) is the similarity of the patch of tile
+/// (y / grid, x / grid) with the patch at (y % grid, x % grid).
+///
+/// # Shapes
+/// - similarity: `[grid², grid²]`
+/// - output: `[grid², grid²]`, rearranged as above
+///
+/// # Panics
+/// If `similarity` is not square over a square number of patches.
+pub fn mosaic(similarity: &[f32]) -> Vec<f32> {
+    let patches = (similarity.len() as f64).sqrt().round() as usize;
+    assert_eq!(patches * patches, similarity.len(), "the similarity matrix is not square");
+    let grid = grid_side(patches).expect("the patches should form a square grid");
+    let side = grid * grid;
+    let mut figure = vec![0.0; side * side];
+    for y in 0..side {
+        for x in 0..side {
+            let tile = tile_index(y / grid, x / grid, grid);
+            let other = tile_index(y % grid, x % grid, grid);
+            figure[y * side + x] = similarity[tile * patches + other];
+        }
+    }
+    figure
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cosine_of_identical_orthogonal_and_opposite_vectors() {
+        assert!((cosine_similarity(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]) - 1.0).abs() < 1e-7);
+        assert!((cosine_similarity(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]) - 1.0).abs() < 1e-7);
+        assert_eq!(cosine_similarity(&[1.0, 0.0], &[0.0, 5.0]), 0.0);
+        assert_eq!(cosine_similarity(&[1.0, -1.0], &[1.0, 1.0]), 0.0);
+        assert_eq!(cosine_similarity(&[1.0, 2.0], &[-1.0, -2.0]), -1.0);
+        assert_eq!(cosine_similarity(&[0.0, 0.0], &[1.0, 2.0]), 0.0);
+    }
+
+    /// A [65, 16] embedding from a formula, [CLS] row included.
+    fn embedding() -> Vec<f32> {
+        (0..65 * 16)
+            .map(|index| (index as f32 * 0.731).sin() + 0.1 * (index as f32 * 0.17).cos())
+            .collect()
+    }
+
+    #[test]
+    fn the_matrix_is_symmetric_with_a_unit_diagonal() {
+        let similarity = position_similarity(&embedding(), 65);
+        assert_eq!(similarity.len(), 64 * 64);
+        for first in 0..64 {
+            assert!((similarity[first * 64 + first] - 1.0).abs() < 1e-6);
+            for second in 0..64 {
+                assert_eq!(similarity[first * 64 + second], similarity[second * 64 + first]);
+                assert!((-1.0..=1.0).contains(&similarity[first * 64 + second]));
+            }
+        }
+    }
+
+    #[test]
+    fn cls_is_left_out() {
+        // [CLS] = (9, 9), patches 1–4 = e1, e2, e1, −e2: a 2×2 grid.
+        let embedding = [9.0, 9.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, -1.0];
+        #[rustfmt::skip]
+        let expected = [
+            1.0, 0.0, 1.0, 0.0,
+            0.0, 1.0, 0.0, -1.0,
+            1.0, 0.0, 1.0, 0.0,
+            0.0, -1.0, 0.0, 1.0,
+        ];
+        assert_eq!(position_similarity(&embedding, 5), expected);
+    }
+
+    #[test]
+    fn tiles_follow_the_grid() {
+        assert_eq!(tile_index(0, 0, 8), 0);
+        assert_eq!(tile_index(0, 7, 8), 7);
+        assert_eq!(tile_index(1, 0, 8), 8);
+        assert_eq!(tile_index(7, 7, 8), 63);
+    }
+
+    #[test]
+    fn the_mosaic_places_each_map_in_its_tile() {
+        let similarity = position_similarity(&embedding(), 65);
+        let figure = mosaic(&similarity);
+        assert_eq!(figure.len(), 64 * 64);
+        // Tile (2, 5) is patch 21's map; its pixel (1, 3) compares it with patch 11.
+        let (y, x) = (2 * 8 + 1, 5 * 8 + 3);
+        assert_eq!(figure[y * 64 + x], similarity[21 * 64 + 11]);
+        // Each tile holds its own patch at the tile's grid position: tile (3, 6), pixel (3, 6)
+        // compares patch 30 with itself.
+        assert_eq!(figure[(3 * 8 + 3) * 64 + 6 * 8 + 6], similarity[30 * 64 + 30]);
+        assert!((figure[(3 * 8 + 3) * 64 + 6 * 8 + 6] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    #[should_panic(expected = "do not form a square grid")]
+    fn a_non_square_grid_is_refused() {
+        position_similarity(&[0.0; 6 * 3], 6);
+    }
+}
