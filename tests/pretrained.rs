@@ -1,0 +1,45 @@
+//! The shipped weights load into the current model and reproduce the test accuracy recorded in
+//! their metadata, when CIFAR-10's archive is at hand.
+
+use std::path::PathBuf;
+
+use burn::tensor::Device;
+use vit_web::data::cifar::read_archive_file;
+use vit_web::model::Preset;
+use vit_web::training::{MetricsHistory, evaluate};
+use vit_web::weights::from_safetensors;
+
+const WEIGHTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/weights/vit-tiny.safetensors");
+
+fn archive() -> Option<PathBuf> {
+    let path = std::env::var_os("CIFAR10_ARCHIVE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/cifar-10-binary.tar.gz")));
+    path.exists().then_some(path)
+}
+
+#[test]
+fn the_shipped_weights_load_and_describe_themselves() {
+    let bytes = std::fs::read(WEIGHTS).expect("weights/vit-tiny.safetensors is shipped");
+    assert!(bytes.len() <= 3_000_000, "the page downloads at most 3 MB of weights");
+    let (_, info) = from_safetensors(&bytes, &Device::flex()).expect("the shipped file loads into the current model");
+    assert_eq!(info.preset, Some(Preset::Tiny));
+    assert_eq!(info.epoch, 10);
+    let history: MetricsHistory = serde_json::from_str(&info.metrics_json).expect("metrics are recorded");
+    assert_eq!(history.epochs.len(), 10);
+    assert!(history.epochs[9].test_accuracy >= 0.572, "the shipped model meets the reference bar");
+}
+
+#[test]
+fn the_shipped_weights_reproduce_their_recorded_test_accuracy() {
+    let Some(archive) = archive() else {
+        eprintln!("CIFAR-10's archive is not here (set CIFAR10_ARCHIVE): skipping the accuracy check");
+        return;
+    };
+    let bytes = std::fs::read(WEIGHTS).expect("weights/vit-tiny.safetensors is shipped");
+    let (model, info) = from_safetensors(&bytes, &Device::flex()).expect("the shipped file loads");
+    let recorded = serde_json::from_str::<MetricsHistory>(&info.metrics_json).unwrap().epochs.last().unwrap().test_accuracy;
+    let dataset = read_archive_file(&archive, |_| {}).expect("the archive decodes");
+    let (_, accuracy) = pollster::block_on(evaluate(&model, &dataset.test)).expect("evaluation runs");
+    assert!((accuracy - recorded).abs() < 5e-4, "measured {accuracy}, recorded {recorded}");
+}
