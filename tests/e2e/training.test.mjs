@@ -144,7 +144,8 @@ test("weights download as one file, a damaged file is refused without change, th
   assert.equal(after, before);
 
   await page.setInputFiles("#weights-input", saved);
-  await page.waitForSelector("#weights-error[hidden]");
+  await page.waitForFunction(() => document.querySelector("#weights-note").textContent.startsWith("Loaded "));
+  assert.equal(await page.locator("#weights-error").isHidden(), true);
   assert.match(await page.locator("#weights-note").textContent(), /^Loaded vit-tiny-epoch\d+\.safetensors: tiny preset/);
   await page.close();
 });
