@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
 source scripts/prepare-data.sh
-cargo run --quiet --bin bench -- --archive "$CIFAR10_ARCHIVE"
+cargo run --quiet --profile bench-native --bin bench -- --archive "$CIFAR10_ARCHIVE"
 [ -f www/data/small/manifest.json ] || cargo run --quiet --bin prepare-data -- \
     --archive "$CIFAR10_ARCHIVE" --out www/data/small --count 512 --test-count 500
 trunk build --release --offline

@@ -2,7 +2,7 @@
 //! be compared. Not a test: nothing here asserts a time.
 //!
 //! ```text
-//! cargo run --bin bench -- [--archive PATH] [--steps 10] [--warmup 2]
+//! cargo run --profile bench-native --bin bench -- [--archive PATH] [--steps 10] [--warmup 2]
 //! ```
 //! Measures, on burn's CPU backend: training images/s of the tiny preset at batch 64 and 256
 //! (forward + backward + AdamW, median step), the share of a step spent assembling the batch
