@@ -2,9 +2,9 @@
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
-use web_sys::{CanvasRenderingContext2d, DragEvent, HtmlCanvasElement, HtmlElement, HtmlInputElement, ImageData};
+use web_sys::{DragEvent, HtmlCanvasElement, HtmlElement, HtmlInputElement, ImageData};
 
-use super::dom::{element, set_hidden, set_text};
+use super::dom::{self, element, set_hidden, set_text};
 use super::page::{SharedApp, send};
 use crate::classes::CLASS_NAMES;
 use crate::display::{bytes, duration, group_thousands};
@@ -109,14 +109,7 @@ fn draw_preview(preview: &[PreviewImage]) {
     let style = canvas.unchecked_ref::<HtmlElement>().style();
     let _ = style.set_property("width", &format!("{width}px"));
     let _ = style.set_property("height", &format!("{height}px"));
-    let Some(context) = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|context| context.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+    let Some(context) = dom::context_2d(&canvas) else { return };
     let _ = context.scale(ratio, ratio);
     context.set_image_smoothing_enabled(false);
     context.set_font("11px system-ui, sans-serif");
@@ -128,14 +121,7 @@ fn draw_preview(preview: &[PreviewImage]) {
     let Some(scratch) = scratch else { return };
     scratch.set_width(32);
     scratch.set_height(32);
-    let Some(scratch_context) = scratch
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|context| context.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+    let Some(scratch_context) = dom::context_2d(&scratch) else { return };
     let mut row_of = [0u32; 10];
     for (label, name) in CLASS_NAMES.iter().enumerate() {
         let _ = context.fill_text(name, (label as u32 * cell) as f64, 11.0);

@@ -1,7 +1,7 @@
 //! The few DOM operations the page needs.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlElement};
+use web_sys::{CanvasRenderingContext2d, Document, Element, HtmlCanvasElement, HtmlElement};
 
 pub fn document() -> Document {
     web_sys::window().and_then(|window| window.document()).expect("a page has a document")
@@ -40,4 +40,9 @@ pub fn now_ms() -> f64 {
 /// Escapes text for inclusion in HTML.
 pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The canvas's 2D context, if the browser gives one.
+pub fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
 }

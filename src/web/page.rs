@@ -10,7 +10,7 @@ use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlImageElement, HtmlSelectElement, MessageEvent, Worker};
+use web_sys::{HtmlCanvasElement, HtmlImageElement, HtmlSelectElement, MessageEvent, Worker};
 
 use super::adapter::{adapter_summary, init_device};
 use super::dom::{self, element, escape, set_hidden, set_text};
@@ -259,12 +259,7 @@ async fn load_sample(url: &str, size: u32) -> Result<Vec<u8>, String> {
     let canvas: HtmlCanvasElement = element("input-canvas");
     canvas.set_width(size);
     canvas.set_height(size);
-    let context = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|context| context.dyn_into::<CanvasRenderingContext2d>().ok())
-        .ok_or("this browser gives no 2D canvas")?;
+    let context = dom::context_2d(&canvas).ok_or("this browser gives no 2D canvas")?;
     let (width, height) = (image.natural_width() as f64, image.natural_height() as f64);
     let side = width.min(height);
     context
