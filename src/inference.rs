@@ -1,9 +1,13 @@
-//! Turning model outputs into what a person reads: class probabilities, ranked.
+//! Turning model outputs into what a person reads: class probabilities, ranked, and the
+//! attention behind them.
 
 use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor, TensorData};
+use serde::{Deserialize, Serialize};
 
 use crate::model::{VisionTransformer, VitConfig, VitOutput};
+use crate::preprocess::normalize_rgba;
+use crate::viz::rollout::{attention_rollout, cls_attention, cls_to_patches};
 
 /// One class and the model's probability for it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -40,6 +44,71 @@ pub fn ranked(probabilities: &[f32], names: &[&str]) -> Vec<ClassProbability> {
         .collect();
     ranked.sort_by(|a, b| b.probability.total_cmp(&a.probability));
     ranked
+}
+
+/// Which attention map to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AttentionView {
+    /// Attention rollout over all layers: the summary.
+    Rollout,
+    /// One layer's [CLS]→patch attention (0-based), one head or (`None`) their mean.
+    Layer { layer: usize, head: Option<usize> },
+}
+
+/// One image's prediction and every layer's attention, read back from the device: what the
+/// page draws, and what the worker sends for its probe image during training.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Explanation {
+    pub probabilities: Vec<f32>,
+    /// One `[heads, tokens, tokens]` array per layer, first layer first.
+    pub attention: Vec<Vec<f32>>,
+    pub heads: usize,
+    pub tokens: usize,
+}
+
+impl Explanation {
+    /// The chosen map over the patch grid, row-major, stretched to [0, 1] for a colour map.
+    ///
+    /// # Panics
+    /// If `view` names a layer or head the model does not have.
+    pub fn map(&self, view: AttentionView) -> Vec<f32> {
+        match view {
+            AttentionView::Rollout => cls_to_patches(&attention_rollout(&self.attention, self.tokens), self.tokens),
+            AttentionView::Layer { layer, head } => cls_attention(&self.attention[layer], self.tokens, head),
+        }
+    }
+
+    /// Side of the square patch grid (8 for 64 patches).
+    pub fn grid(&self) -> usize {
+        ((self.tokens - 1) as f64).sqrt().round() as usize
+    }
+}
+
+/// Classifies one `size × size` RGBA image and reads back its probabilities and attention, with
+/// one asynchronous readback per tensor (the browser cannot block on the GPU).
+pub async fn explain(model: &VisionTransformer, config: &VitConfig, rgba: &[u8], device: &Device) -> Result<Explanation, String> {
+    let pixels = config.image_size * config.image_size;
+    if rgba.len() != 4 * pixels {
+        return Err(format!("expected a {0}×{0} RGBA image, got {1} bytes", config.image_size, rgba.len()));
+    }
+    let images = images_tensor(normalize_rgba(rgba, pixels), 1, config, device);
+    let (probabilities, output) = predict(model, images);
+    let probabilities = read_floats(probabilities.reshape([-1])).await?;
+    let mut attention = Vec::with_capacity(output.attention.len());
+    for layer in output.attention {
+        attention.push(read_floats(layer.reshape([-1])).await?);
+    }
+    Ok(Explanation { probabilities, attention, heads: config.heads, tokens: config.tokens() })
+}
+
+async fn read_floats(tensor: Tensor<1>) -> Result<Vec<f32>, String> {
+    tensor
+        .into_data_async()
+        .await
+        .map_err(|error| format!("reading from the device failed: {error:?}"))?
+        .convert::<f32>()
+        .try_to_vec::<f32>()
+        .map_err(|error| format!("unexpected tensor type: {error:?}"))
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::compute::ComputePath;
-use crate::training::{EpochMetrics, MetricsHistory, TrainingRecipe};
+use crate::inference::Explanation;
+use crate::training::{EpochMetrics, MetricsHistory, TestEvaluation, TrainingRecipe};
 
 /// Page → worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -16,8 +17,11 @@ pub enum WorkerInput {
     LoadPreparedDataset { manifest_url: String },
     /// Decode the official CIFAR-10 archive; the `File` travels beside the message.
     LoadArchive { name: String },
-    /// Start training; weights to continue from may travel beside the message.
-    Train { recipe: TrainingRecipe, compute: ComputePath },
+    /// Start training; weights to continue from may travel beside the message. `probe` is a
+    /// 32×32 RGBA image whose attention the worker reports as training goes.
+    Train { recipe: TrainingRecipe, compute: ComputePath, probe: Vec<u8> },
+    /// Evaluate the weights travelling beside the message on the whole test set.
+    Evaluate { compute: ComputePath },
     Pause,
     Resume,
     Stop,
@@ -64,6 +68,10 @@ pub enum WorkerOutput {
         /// A warning that did not stop the load (e.g. the cache could not be written).
         warning: Option<String>,
         preview: Vec<PreviewImage>,
+        /// The test images the predictions grid shows, in test-set order from the first.
+        test_preview: Vec<PreviewImage>,
+        /// Every test image's class, for the confusion matrix.
+        test_labels: Vec<u8>,
     },
     DatasetFailed { message: String },
     TrainingStarted { compute: ComputePath, device: String, total_steps: usize, batches_per_epoch: usize },
@@ -78,8 +86,13 @@ pub enum WorkerOutput {
         images_per_second: f64,
         elapsed_seconds: f64,
     },
+    /// The probe image's prediction and attention with the weights of `step`.
+    Probe { step: usize, explanation: Explanation },
     /// After each epoch; the model's safetensors bytes travel beside the message.
-    Epoch { metrics: EpochMetrics, history: MetricsHistory },
+    Epoch { metrics: EpochMetrics, history: MetricsHistory, evaluation: TestEvaluation },
+    /// The answer to [`WorkerInput::Evaluate`].
+    Evaluated { evaluation: TestEvaluation },
+    EvaluationFailed { message: String },
     Paused,
     Resumed,
     Finished { stopped_early: bool },
@@ -92,7 +105,7 @@ mod tests {
 
     #[test]
     fn messages_carry_a_kind_tag_and_round_trip() {
-        let input = WorkerInput::Train { recipe: TrainingRecipe::default(), compute: ComputePath::Cpu };
+        let input = WorkerInput::Train { recipe: TrainingRecipe::default(), compute: ComputePath::Cpu, probe: vec![0; 4] };
         let json = serde_json::to_value(&input).unwrap();
         assert_eq!(json["kind"], "Train");
         assert_eq!(serde_json::from_value::<WorkerInput>(json).unwrap(), input);

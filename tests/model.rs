@@ -106,3 +106,32 @@ fn a_fixed_batch_of_64_is_overfit() {
     }
     panic!("training accuracy only reached {accuracy} after {max_steps} steps");
 }
+
+#[test]
+fn explaining_one_image_gives_probabilities_and_every_map() {
+    use vit_web::inference::{AttentionView, explain};
+    let device = device();
+    let config = VitConfig::tiny();
+    let model = config.init(&device);
+    let rgba: Vec<u8> = (0..32 * 32 * 4).map(|index| (index * 37 % 251) as u8).collect();
+    let explanation = pollster::block_on(explain(&model, &config, &rgba, &device)).unwrap();
+
+    assert_eq!(explanation.probabilities.len(), 10);
+    assert!((explanation.probabilities.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    assert_eq!(explanation.attention.len(), 4);
+    assert!(explanation.attention.iter().all(|layer| layer.len() == 4 * 65 * 65));
+    assert_eq!(explanation.grid(), 8);
+    let views = [
+        AttentionView::Rollout,
+        AttentionView::Layer { layer: 0, head: None },
+        AttentionView::Layer { layer: 3, head: Some(2) },
+    ];
+    for view in views {
+        let map = explanation.map(view);
+        assert_eq!(map.len(), 64, "{view:?}");
+        assert!(map.iter().all(|value| (0.0..=1.0).contains(value)), "{view:?} is stretched to [0, 1]");
+        assert!(map.iter().any(|&value| value > 0.99), "{view:?} reaches 1");
+    }
+    // A wrongly sized image is refused, not reshaped.
+    assert!(pollster::block_on(explain(&model, &config, &rgba[4..], &device)).is_err());
+}

@@ -40,6 +40,8 @@ fn the_shipped_weights_reproduce_their_recorded_test_accuracy() {
     let (model, info) = from_safetensors(&bytes, &Device::flex()).expect("the shipped file loads");
     let recorded = serde_json::from_str::<MetricsHistory>(&info.metrics_json).unwrap().epochs.last().unwrap().test_accuracy;
     let dataset = read_archive_file(&archive, |_| {}).expect("the archive decodes");
-    let (_, accuracy) = pollster::block_on(evaluate(&model, &dataset.test)).expect("evaluation runs");
+    let evaluation = pollster::block_on(evaluate(&model, &dataset.test)).expect("evaluation runs");
+    let accuracy = evaluation.accuracy;
+    assert_eq!(evaluation.predictions.len(), dataset.test.len());
     assert!((accuracy - recorded).abs() < 5e-4, "measured {accuracy}, recorded {recorded}");
 }

@@ -16,6 +16,15 @@ pub struct EpochMetrics {
     pub images_per_second: f64,
 }
 
+/// A model's figures over a whole test set, with each image's predicted class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestEvaluation {
+    pub loss: f32,
+    pub accuracy: f32,
+    /// The predicted class of every test image, in the set's order.
+    pub predictions: Vec<u8>,
+}
+
 /// The smoothed running train loss at a step (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StepPoint {

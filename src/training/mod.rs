@@ -8,7 +8,7 @@ mod session;
 mod step;
 
 pub use form::RecipeForm;
-pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint};
+pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 pub use recipe::{RecipeError, TrainingRecipe};
 pub use session::{StepReport, TrainingError, TrainingSession, evaluate};
-pub use step::{OptimizerRecipe, StepOutput, Trainer, cosine_lr, evaluate_batch};
+pub use step::{EvaluationOutput, OptimizerRecipe, StepOutput, Trainer, cosine_lr, evaluate_batch};

@@ -1,7 +1,7 @@
 use burn::module::Module;
 use burn::tensor::{Device, Int, Tensor};
 
-use super::metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint};
+use super::metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 use super::recipe::{RecipeError, TrainingRecipe};
 use super::step::{Trainer, evaluate_batch};
 use crate::data::augment::AugmentRecipe;
@@ -37,6 +37,8 @@ pub struct TrainingSession {
     history: MetricsHistory,
     /// The model as it was after the last epoch whose losses were finite.
     last_good: VisionTransformer,
+    /// The last epoch's test-set evaluation, predictions included.
+    last_evaluation: Option<TestEvaluation>,
 }
 
 /// What a step did; `loss` is read (and so costs a device round trip) only on logging steps.
@@ -94,6 +96,7 @@ impl TrainingSession {
             smoothed: SmoothedLoss::default(),
             history: MetricsHistory::default(),
             last_good,
+            last_evaluation: None,
             recipe,
             train,
             test,
@@ -136,6 +139,11 @@ impl TrainingSession {
     /// The weights after the last epoch that ended with finite losses.
     pub fn last_good_model(&self) -> &VisionTransformer {
         &self.last_good
+    }
+
+    /// The test set's evaluation after the last finished epoch.
+    pub fn last_evaluation(&self) -> Option<&TestEvaluation> {
+        self.last_evaluation.as_ref()
     }
 
     pub fn batches_per_epoch(&self) -> usize {
@@ -229,7 +237,9 @@ impl TrainingSession {
             return Err(TrainingError::NotFinite { epoch, value: train_loss });
         }
         let model = self.trainer.model().valid();
-        let (test_loss, test_accuracy) = evaluate(&model, &self.test).await?;
+        let evaluation = evaluate(&model, &self.test).await?;
+        let (test_loss, test_accuracy) = (evaluation.loss, evaluation.accuracy);
+        self.last_evaluation = Some(evaluation);
         if !test_loss.is_finite() {
             return Err(TrainingError::NotFinite { epoch, value: test_loss });
         }
@@ -250,14 +260,15 @@ impl TrainingSession {
     }
 }
 
-/// Mean loss and accuracy over `set`, in batches, without gradients or augmentation; one
-/// readback at the end.
-pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<(f32, f32), TrainingError> {
+/// Mean loss, accuracy and every prediction over `set`, in batches, without gradients or
+/// augmentation; three readbacks at the end.
+pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<TestEvaluation, TrainingError> {
     let device = model.class_token.val().device();
     let indices: Vec<usize> = (0..set.len()).collect();
     let mut rng = Pcg32::new(0, 0); // unused by AugmentRecipe::None
     let mut loss_sum: Option<Tensor<1>> = None;
     let mut correct_sum: Option<Tensor<1, Int>> = None;
+    let mut predictions = Vec::new();
     for chunk in indices.chunks(EVALUATION_BATCH) {
         let batch = crate::data::batch::assemble_batch(set, chunk, AugmentRecipe::None, &mut rng);
         let (images, labels) = batch_tensors(batch, &device);
@@ -265,12 +276,23 @@ pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<(f32,
         let weighted = output.loss * chunk.len() as f64;
         loss_sum = Some(match loss_sum { Some(sum) => sum + weighted, None => weighted });
         correct_sum = Some(match correct_sum { Some(sum) => sum + output.correct, None => output.correct });
+        predictions.push(output.predictions);
     }
     let (Some(loss_sum), Some(correct_sum)) = (loss_sum, correct_sum) else {
-        return Ok((f32::NAN, 0.0));
+        return Ok(TestEvaluation { loss: f32::NAN, accuracy: 0.0, predictions: Vec::new() });
     };
     let count = set.len() as f32;
-    Ok((read_scalar(loss_sum).await? / count, read_count(correct_sum).await? as f32 / count))
+    let loss = read_scalar(loss_sum).await? / count;
+    let accuracy = read_count(correct_sum).await? as f32 / count;
+    let predictions = Tensor::cat(predictions, 0)
+        .into_data_async()
+        .await
+        .map_err(|error| TrainingError::Readback(format!("{error:?}")))?
+        .convert::<i64>()
+        .try_to_vec::<i64>()
+        .map_err(|error| TrainingError::Readback(format!("{error:?}")))?;
+    let predictions = predictions.into_iter().map(|class| class as u8).collect();
+    Ok(TestEvaluation { loss, accuracy, predictions })
 }
 
 async fn read_scalar(tensor: Tensor<1>) -> Result<f32, TrainingError> {

@@ -99,13 +99,24 @@ impl Trainer {
     }
 }
 
-/// Loss and correct count of a batch without gradients, for evaluation.
-pub fn evaluate_batch(model: &VisionTransformer, images: Tensor<4>, labels: Tensor<1, Int>) -> StepOutput {
+/// What evaluating a batch produced, still on the device.
+pub struct EvaluationOutput {
+    /// Mean loss over the batch, `[1]`.
+    pub loss: Tensor<1>,
+    /// How many of the batch were classified right, `[1]`.
+    pub correct: Tensor<1, Int>,
+    /// The predicted class of each image, `[batch]`: for the confusion matrix.
+    pub predictions: Tensor<1, Int>,
+}
+
+/// Loss, correct count and predictions of a batch without gradients, for evaluation.
+pub fn evaluate_batch(model: &VisionTransformer, images: Tensor<4>, labels: Tensor<1, Int>) -> EvaluationOutput {
     let model = model.valid();
     let logits = model.forward(images);
     let loss = CrossEntropyLossConfig::new().init(&logits.device()).forward(logits.clone(), labels.clone());
-    let correct = logits.argmax(1).squeeze_dim::<1>(1).equal(labels).int().sum();
-    StepOutput { loss, correct }
+    let predictions = logits.argmax(1).squeeze_dim::<1>(1);
+    let correct = predictions.clone().equal(labels).int().sum();
+    EvaluationOutput { loss, correct, predictions }
 }
 
 #[cfg(test)]

@@ -127,6 +127,22 @@ pub fn heat_overlay(image_rgba: &[u8], heat: &[f32], alpha: f32) -> Vec<u8> {
     blended
 }
 
+/// An attention map over the patch grid drawn on a square image: the map upsampled bilinearly to
+/// the image's side ([`super::resize::upsample_bilinear`]) and blended over it
+/// ([`heat_overlay`]).
+///
+/// # Shapes
+/// - image_rgba: `[side, side, 4]` bytes
+/// - map: `[grid, grid]`, values in [0, 1]
+/// - output: `[side, side, 4]` bytes
+///
+/// # Panics
+/// If the image is not `side × side` RGBA or the map not `grid × grid`.
+pub fn attention_overlay(image_rgba: &[u8], side: usize, map: &[f32], grid: usize, alpha: f32) -> Vec<u8> {
+    let heat = super::resize::upsample_bilinear(map, grid, grid, side, side);
+    heat_overlay(image_rgba, &heat, alpha)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,10 +6,13 @@
 //!  attention [heads, 65, 65] × L ──rollout──▶ 8×8 ──resize::upsample_bilinear──▶ W×H
 //!        ──colormap::heat_overlay──▶ RGBA over the photo
 //!  position embedding [65, D] ──similarity──▶ 64 maps of 8×8 ──colormap──▶ RGBA
-//!  loss / accuracy history ──scale──▶ axes, ticks and labels in pixels
+//!  loss / accuracy history ──chart (scale)──▶ axes, ticks, lines and hover values in pixels
+//!  test labels + predictions ──confusion──▶ 10×10 matrix, per-class accuracy
 //! ```
 
+pub mod chart;
 pub mod colormap;
+pub mod confusion;
 pub mod resize;
 pub mod rollout;
 pub mod scale;

@@ -1,7 +1,7 @@
 //! The few DOM operations the page needs.
 
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, Document, Element, HtmlCanvasElement, HtmlElement};
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, Document, Element, HtmlCanvasElement, HtmlElement, ImageData};
 
 pub fn document() -> Document {
     web_sys::window().and_then(|window| window.document()).expect("a page has a document")
@@ -45,4 +45,39 @@ pub fn escape(text: &str) -> String {
 /// The canvas's 2D context, if the browser gives one.
 pub fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
     canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
+}
+
+/// Draws RGBA pixels onto a canvas at their own size, resizing the canvas to fit.
+pub fn put_rgba(canvas: &HtmlCanvasElement, rgba: &[u8], width: u32, height: u32) -> Result<(), String> {
+    canvas.set_width(width);
+    canvas.set_height(height);
+    let context = context_2d(canvas).ok_or("this browser gives no 2D canvas")?;
+    let data = ImageData::new_with_u8_clamped_array_and_sh(Clamped(rgba), width, height)
+        .map_err(|_| format!("{width}×{height} pixels do not make an image"))?;
+    context.put_image_data(&data, 0.0, 0.0).map_err(|_| "could not draw on the canvas".to_string())
+}
+
+/// A canvas sized to its CSS box times the device pixel ratio, so lines and text are crisp on
+/// any screen, with the context scaled so drawing code works in CSS pixels. Returns the context
+/// and the CSS size.
+pub fn hidpi_context(canvas: &HtmlCanvasElement) -> Option<(CanvasRenderingContext2d, f64, f64)> {
+    let ratio = web_sys::window().map(|window| window.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
+    let (width, height) = (canvas.client_width() as f64, canvas.client_height() as f64);
+    if width <= 0.0 || height <= 0.0 {
+        return None; // hidden: drawn when shown
+    }
+    canvas.set_width((width * ratio).round() as u32);
+    canvas.set_height((height * ratio).round() as u32);
+    let context = context_2d(canvas)?;
+    context.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0).ok()?;
+    Some((context, width, height))
+}
+
+/// Runs `handler` whenever `element` gets `event`, for the page's lifetime.
+pub fn listen<E: JsCast + 'static>(target: &web_sys::EventTarget, event: &str, handler: impl Fn(E) + 'static) {
+    let closure = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::Event)>::new(move |event: web_sys::Event| {
+        handler(event.unchecked_into())
+    });
+    let _ = target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+    closure.forget(); // lives as long as the page
 }

@@ -3,13 +3,18 @@
 #![cfg(target_family = "wasm")]
 
 pub mod adapter;
-mod storage;
-pub mod worker;
-mod dom;
+mod attention_view;
+mod chart_view;
 mod dataset_view;
+mod dom;
 mod page;
+mod photo_view;
+mod position_view;
+mod predictions_view;
+mod storage;
 mod training_view;
 mod weights_view;
+pub mod worker;
 
 use wasm_bindgen::prelude::*;
 

@@ -9,24 +9,27 @@ use burn::tensor::Device;
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, spawn_local};
-use web_sys::{HtmlCanvasElement, HtmlImageElement, HtmlSelectElement, MessageEvent, Worker};
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{HtmlSelectElement, MessageEvent, Worker};
 
 use super::adapter::{adapter_summary, init_device};
+use super::attention_view::{self, Picture};
 use super::dom::{self, element, escape, set_hidden, set_text};
-use super::{dataset_view, training_view, weights_view};
+use super::{chart_view, dataset_view, photo_view, position_view, predictions_view, training_view, weights_view};
 use crate::classes::CLASS_NAMES;
 use crate::compute::{ComputePath, PathRequest, choose_path};
 use crate::display::group_thousands;
-use crate::inference::{images_tensor, predict, ranked};
+use crate::inference::{AttentionView, Explanation, explain, ranked};
 use crate::model::{Preset, VisionTransformer, VitConfig};
-use crate::preprocess::normalize_rgba;
-use crate::protocol::{WorkerInput, WorkerOutput};
+use crate::protocol::{PreviewImage, WorkerInput, WorkerOutput};
+use crate::training::{MetricsHistory, TestEvaluation};
 use crate::weights::WeightFileInfo;
 
 const SAMPLE_IMAGE: &str = "samples/chelsea.png";
 /// The prepared dataset's manifest; `?dataset=URL` points the page at another one.
 const DATASET_MANIFEST: &str = "data/manifest.json";
+/// Classes listed for a picture.
+const TOP_CLASSES: usize = 5;
 
 /// What the page holds between events.
 pub struct App {
@@ -34,8 +37,9 @@ pub struct App {
     pub compute: ComputePath,
     pub config: VitConfig,
     pub model: VisionTransformer,
-    /// The sample image as the model sees it, RGBA 32×32.
-    pub sample_rgba: Vec<u8>,
+    /// The sample photo as the model sees it (32×32 RGBA): the probe whose attention the worker
+    /// reports during training.
+    pub probe: Vec<u8>,
     pub worker: Worker,
     pub worker_ready: bool,
     pub dataset_ready: bool,
@@ -44,6 +48,19 @@ pub struct App {
     /// (shipped, uploaded or trained here).
     pub weights: Option<Vec<u8>>,
     pub weights_info: Option<WeightFileInfo>,
+    /// The picture being explained, and its latest explanation.
+    pub picture: Option<Picture>,
+    /// Counts pictures asked for, so a slow decode never replaces a later choice.
+    pub picture_generation: u64,
+    pub explanation: Option<Explanation>,
+    pub view: AttentionView,
+    /// The test images of the predictions grid and every test label, from the worker.
+    pub test_preview: Vec<PreviewImage>,
+    pub test_labels: Vec<u8>,
+    /// What the charts draw: the current weights' training history.
+    pub history: MetricsHistory,
+    pub planned_epochs: usize,
+    pub steps_per_epoch: usize,
 }
 
 pub type SharedApp = Rc<RefCell<App>>;
@@ -87,30 +104,41 @@ async fn start_up() -> Result<(), String> {
     let model = config.init(&device);
     show_model_summary(preset.name(), &config, model.num_params());
 
-    let sample_rgba = load_sample(SAMPLE_IMAGE, config.image_size as u32).await?;
+    let sample = photo_view::load_sample(SAMPLE_IMAGE).await?;
     let worker = start_worker()?;
     let app = Rc::new(RefCell::new(App {
         device,
         compute: choice.path,
         config,
         model,
-        sample_rgba,
+        probe: sample.input.clone(),
         worker,
         worker_ready: false,
         dataset_ready: false,
         training: false,
         weights: None,
         weights_info: None,
+        picture: None,
+        picture_generation: 0,
+        explanation: None,
+        view: AttentionView::Rollout,
+        test_preview: Vec::new(),
+        test_labels: Vec::new(),
+        history: MetricsHistory::default(),
+        planned_epochs: 10,
+        steps_per_epoch: 0,
     }));
+    chart_view::wire();
+    chart_view::show(&MetricsHistory::default(), 10, 0);
+    attention_view::wire(&app);
     weights_view::load_pretrained(&app).await;
-    {
-        let app = app.borrow();
-        classify(&app.model, &app.config, &app.device, &app.sample_rgba, "first run, includes kernel compilation").await?;
-    }
+    photo_view::adopt(&app, sample);
     listen_to_worker(&app);
     dataset_view::wire(&app);
     training_view::wire(&app);
     weights_view::wire(&app);
+    photo_view::wire(&app);
+    predictions_view::wire(&app);
     dom::document()
         .body()
         .expect("the page has a body")
@@ -211,91 +239,104 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
             send(app, &WorkerInput::LoadPreparedDataset { manifest_url }, None);
         }
         WorkerOutput::DatasetProgress { stage, done, total } => dataset_view::show_progress(stage, done, total),
-        WorkerOutput::DatasetReady { source, train_images, test_images, seconds, warning, preview } => {
-            app.borrow_mut().dataset_ready = true;
+        WorkerOutput::DatasetReady { source, train_images, test_images, seconds, warning, preview, test_preview, test_labels } => {
+            {
+                let mut app = app.borrow_mut();
+                app.dataset_ready = true;
+                app.test_preview = test_preview;
+                app.test_labels = test_labels;
+            }
             dataset_view::show_ready(source, train_images, test_images, seconds, warning.as_deref(), &preview);
             training_view::refresh_buttons(app);
+            request_evaluation(app);
         }
         WorkerOutput::DatasetFailed { message } => {
             dataset_view::show_failed(&message);
             training_view::refresh_buttons(app);
         }
-        WorkerOutput::Epoch { metrics, history } => {
+        WorkerOutput::Epoch { metrics, history, evaluation } => {
             training_view::show_epoch(&metrics, &history);
             if let Some(bytes) = bytes {
                 match weights_view::adopt(app, bytes, "Trained in this page") {
-                    Ok(_) => reclassify(app),
+                    Ok(_) => weights_changed(app),
                     Err(message) => show_error(&format!("the trained weights could not be loaded: {message}")),
                 }
             }
+            show_evaluation(app, &evaluation, &format!("After epoch {}", metrics.epoch));
+        }
+        WorkerOutput::Evaluated { evaluation } => show_evaluation(app, &evaluation, "Current weights"),
+        WorkerOutput::EvaluationFailed { message } => set_text("evaluation-summary", &format!("The test set was not evaluated: {message}")),
+        WorkerOutput::Probe { step, explanation } => {
+            let probe = app.borrow().probe.clone();
+            attention_view::show_probe(step, &probe, &explanation);
         }
         other => training_view::on_output(app, other),
     }
 }
 
-/// Classifies the sample image again with the page's current model.
-pub fn reclassify(app: &SharedApp) {
-    let (model, config, device, sample) = {
+fn show_evaluation(app: &SharedApp, evaluation: &TestEvaluation, source: &str) {
+    let app = app.borrow();
+    if evaluation.predictions.len() == app.test_labels.len() {
+        predictions_view::show(evaluation, &app.test_labels, &app.test_preview, source);
+    }
+}
+
+/// Asks the worker to evaluate the current weights on the test set, when it has both. During
+/// training each epoch's message brings its own evaluation.
+pub fn request_evaluation(app: &SharedApp) {
+    let (weights, compute) = {
         let app = app.borrow();
-        (app.model.clone(), app.config.clone(), app.device.clone(), app.sample_rgba.clone())
+        if !app.dataset_ready || app.training {
+            return;
+        }
+        let Some(weights) = app.weights.clone() else { return };
+        (weights, app.compute)
     };
+    set_text("evaluation-summary", "Evaluating the current weights on the test set…");
+    send(app, &WorkerInput::Evaluate { compute }, Some(("bytes", Uint8Array::from(weights.as_slice()).into())));
+}
+
+/// Everything that depends on the weights, after they changed: the picture's prediction and
+/// attention, the positional-embedding figure and the test-set evaluation.
+pub fn weights_changed(app: &SharedApp) {
+    explain_picture(app);
+    let model = app.borrow().model.clone();
     spawn_local(async move {
-        if let Err(message) = classify(&model, &config, &device, &sample, "with the current weights").await {
+        if let Err(message) = position_view::show(&model).await {
             show_error(&message);
+        }
+    });
+    request_evaluation(app);
+}
+
+/// Classifies the current picture with the current model and draws the answer and attention.
+pub fn explain_picture(app: &SharedApp) {
+    let (model, config, device, picture) = {
+        let app = app.borrow();
+        let Some(picture) = app.picture.clone() else { return };
+        (app.model.clone(), app.config.clone(), app.device.clone(), picture)
+    };
+    let app = app.clone();
+    spawn_local(async move {
+        let started = dom::now_ms();
+        match explain(&model, &config, &picture.input, &device).await {
+            Ok(explanation) => {
+                let elapsed = dom::now_ms() - started;
+                show_probabilities(&explanation.probabilities);
+                set_text("inference-time", &format!("Prediction and attention took {elapsed:.0} ms."));
+                let view = app.borrow().view;
+                attention_view::show(&picture, &explanation, view);
+                app.borrow_mut().explanation = Some(explanation);
+            }
+            Err(message) => show_error(&message),
         }
     });
 }
 
-/// Loads an image, centre-crops it to a square and draws it at `size`×`size` on the input
-/// canvas; returns its RGBA bytes.
-async fn load_sample(url: &str, size: u32) -> Result<Vec<u8>, String> {
-    let image = HtmlImageElement::new().map_err(|_| "could not create an image")?;
-    image.set_src(url);
-    JsFuture::from(image.decode())
-        .await
-        .map_err(|_| format!("the sample image {url} could not be loaded"))?;
-    element::<HtmlImageElement>("sample-image").set_src(url);
-
-    let canvas: HtmlCanvasElement = element("input-canvas");
-    canvas.set_width(size);
-    canvas.set_height(size);
-    let context = dom::context_2d(&canvas).ok_or("this browser gives no 2D canvas")?;
-    let (width, height) = (image.natural_width() as f64, image.natural_height() as f64);
-    let side = width.min(height);
-    context
-        .draw_image_with_html_image_element_and_sw_and_sh_and_dx_and_dy_and_dw_and_dh(
-            &image,
-            (width - side) / 2.0,
-            (height - side) / 2.0,
-            side,
-            side,
-            0.0,
-            0.0,
-            size as f64,
-            size as f64,
-        )
-        .map_err(|_| "could not draw the sample image")?;
-    let data = context
-        .get_image_data(0.0, 0.0, size as f64, size as f64)
-        .map_err(|_| "could not read the sample image's pixels")?;
-    Ok(data.data().0)
-}
-
-async fn classify(model: &VisionTransformer, config: &VitConfig, device: &Device, rgba: &[u8], when: &str) -> Result<(), String> {
-    let pixels = rgba.len() / 4;
-    let started = dom::now_ms();
-    let images = images_tensor(normalize_rgba(rgba, pixels), 1, config, device);
-    let (probabilities, _) = predict(model, images);
-    let probabilities = probabilities
-        .into_data_async()
-        .await
-        .map_err(|error| format!("reading the prediction failed: {error:?}"))?
-        .try_to_vec::<f32>()
-        .map_err(|error| format!("the prediction has an unexpected type: {error:?}"))?;
-    let elapsed = dom::now_ms() - started;
-
-    let rows: String = ranked(&probabilities, &CLASS_NAMES)
+fn show_probabilities(probabilities: &[f32]) {
+    let rows: String = ranked(probabilities, &CLASS_NAMES)
         .iter()
+        .take(TOP_CLASSES)
         .map(|class| {
             format!(
                 r#"<li data-class="{name}" data-probability="{p}"><span class="name">{name}</span><span class="bar"><span style="width:{width:.1}%"></span></span><span class="value">{percent:.1}%</span></li>"#,
@@ -307,8 +348,6 @@ async fn classify(model: &VisionTransformer, config: &VitConfig, device: &Device
         })
         .collect();
     element::<web_sys::HtmlElement>("probabilities").set_inner_html(&rows);
-    set_text("inference-time", &format!("{elapsed:.0} ms ({when})"));
-    Ok(())
 }
 
 pub fn show_error(message: &str) {

@@ -5,12 +5,13 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{HtmlButtonElement, HtmlElement, HtmlProgressElement};
 
+use super::chart_view;
 use super::dom::{self, element, set_hidden, set_text};
 use super::page::{SharedApp, send, show_error};
 use crate::compute::ComputePath;
 use crate::display::duration;
 use crate::protocol::{WorkerInput, WorkerOutput};
-use crate::training::{EpochMetrics, MetricsHistory, RecipeForm};
+use crate::training::{EpochMetrics, MetricsHistory, RecipeForm, StepPoint};
 
 /// The form's current text, field by field.
 fn read_form() -> RecipeForm {
@@ -69,11 +70,16 @@ fn start(app: &SharedApp) {
     };
     set_hidden("recipe-error", true);
     element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten().map(|body| body.set_inner_html(""));
-    let compute = app.borrow().compute;
-    app.borrow_mut().training = true;
+    let (compute, probe) = {
+        let mut app = app.borrow_mut();
+        app.training = true;
+        app.planned_epochs = recipe.epochs;
+        app.history = MetricsHistory::default();
+        (app.compute, app.probe.clone())
+    };
     set_text("train-status", "starting…");
     refresh_buttons(app);
-    send(app, &WorkerInput::Train { recipe, compute }, None);
+    send(app, &WorkerInput::Train { recipe, compute, probe }, None);
 }
 
 /// Enables exactly the buttons that make sense now.
@@ -100,6 +106,9 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
                 ComputePath::Cpu => "CPU (wasm)",
             };
             set_text("train-status", &format!("training on {on}"));
+            let mut app = app.borrow_mut();
+            app.steps_per_epoch = batches_per_epoch;
+            chart_view::show(&app.history, app.planned_epochs, batches_per_epoch);
             set_progress("step-progress", 0.0, total_steps as f64);
             set_progress("epoch-progress", 0.0, batches_per_epoch as f64);
         }
@@ -124,6 +133,9 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
             set_text("train-time", &format!("{} elapsed · about {} left", duration(elapsed_seconds), duration(remaining)));
             if let Some(loss) = smoothed_loss {
                 set_text("train-loss", &format!("{loss:.4}"));
+                let mut app = app.borrow_mut();
+                app.history.steps.push(StepPoint { step, loss });
+                chart_view::show(&app.history, app.planned_epochs, app.steps_per_epoch);
             }
         }
         WorkerOutput::Paused => {

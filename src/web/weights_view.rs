@@ -9,7 +9,8 @@ use wasm_bindgen_futures::{JsFuture, spawn_local};
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlInputElement, Url};
 
 use super::dom::{self, element, set_hidden, set_text};
-use super::page::{SharedApp, reclassify, show_model_summary};
+use super::chart_view;
+use super::page::{SharedApp, show_model_summary, weights_changed};
 use crate::training::MetricsHistory;
 use crate::weights::{WeightFileInfo, from_safetensors, preset_of, to_safetensors_async};
 
@@ -42,6 +43,9 @@ pub fn adopt(app: &SharedApp, bytes: Vec<u8>, origin: &str) -> Result<WeightFile
         app.config = info.config.clone();
         app.weights = Some(bytes);
         app.weights_info = Some(info.clone());
+        app.history = serde_json::from_str(&info.metrics_json).unwrap_or_default();
+        let planned = app.planned_epochs;
+        chart_view::show(&app.history, planned, app.steps_per_epoch);
     }
     show_model_summary(info.preset.map(|preset| preset.name()).unwrap_or("custom"), &info.config, info.config.parameter_count());
     set_text("weights-note", &format!("{origin}: {}.", describe(&info)));
@@ -75,7 +79,7 @@ pub fn wire(app: &SharedApp) {
                     if app.borrow().training {
                         Err("stop training before loading other weights".to_string())
                     } else {
-                        adopt(&app, Uint8Array::new(&buffer).to_vec(), &format!("Loaded {name}")).map(|_| reclassify(&app))
+                        adopt(&app, Uint8Array::new(&buffer).to_vec(), &format!("Loaded {name}")).map(|_| weights_changed(&app))
                     }
                 }
                 Err(_) => Err(format!("{name} could not be read")),
@@ -130,4 +134,5 @@ pub async fn load_pretrained(app: &SharedApp) {
         }
         Err(_) => set_text("weights-note", "No pretrained weights are shipped with this build; these are freshly initialised."),
     }
+    weights_changed(app);
 }

@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use burn::module::Module;
 use burn::tensor::Device;
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
@@ -21,20 +22,27 @@ use crate::data::cifar::decode_archive_from_reader;
 use crate::data::decoded::{decode_decoded, encode_decoded};
 use crate::data::manifest::{DatasetManifest, sha256_hex};
 use crate::data::subset::SubsetRule;
+use crate::inference::explain;
 use crate::protocol::{DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
-use crate::training::{TrainingRecipe, TrainingSession};
+use crate::training::{TrainingRecipe, TrainingSession, evaluate};
 use crate::weights::{WeightFileInfo, from_safetensors, to_safetensors_async};
 
 /// Training images the page uses: the reference's first 20,000 records.
 const TRAIN_SUBSET: usize = 20_000;
 /// Preview images sent to the page: four of each class.
 const PREVIEW_PER_CLASS: usize = 4;
+/// Test images in the page's predictions grid.
+const TEST_PREVIEW: usize = 24;
+/// Steps between two reports of the probe image's attention: often enough to watch attention
+/// form, rare enough to cost nothing (one forward pass of one image).
+const PROBE_EVERY: usize = 10;
 
 #[derive(Default)]
 struct State {
     dataset: Option<Rc<(ImageSet, ImageSet)>>,
     loading: bool,
     training: bool,
+    evaluating: bool,
     paused: bool,
     stop: bool,
     /// burn initialises WebGPU once per context; later runs reuse it.
@@ -94,7 +102,7 @@ pub fn worker_start() {
 fn handle(input: WorkerInput, data: &JsValue) {
     let busy = STATE.with(|state| {
         let state = state.borrow();
-        state.loading || state.training
+        state.loading || state.training || state.evaluating
     });
     match input {
         WorkerInput::LoadPreparedDataset { manifest_url } if !busy => spawn_local(load_dataset(async move {
@@ -108,11 +116,17 @@ fn handle(input: WorkerInput, data: &JsValue) {
             &WorkerOutput::DatasetFailed { message: "wait until the current load or training run ends".into() },
             None,
         ),
-        WorkerInput::Train { recipe, compute } if !busy => {
-            let weights = Reflect::get(data, &"bytes".into()).ok().filter(|value| !value.is_undefined());
-            let weights = weights.map(|bytes| Uint8Array::new(&bytes).to_vec());
-            spawn_local(train(recipe, compute, weights));
+        WorkerInput::Train { recipe, compute, probe } if !busy => {
+            spawn_local(train(recipe, compute, weights_beside(data), probe));
         }
+        WorkerInput::Evaluate { compute } if !busy => match weights_beside(data) {
+            Some(weights) => spawn_local(evaluate_weights(weights, compute)),
+            None => post(&WorkerOutput::EvaluationFailed { message: "no weights came with the request".into() }, None),
+        },
+        WorkerInput::Evaluate { .. } => post(
+            &WorkerOutput::EvaluationFailed { message: "the worker is busy; the test set is evaluated after each epoch".into() },
+            None,
+        ),
         WorkerInput::Train { .. } => post(
             &WorkerOutput::TrainingFailed { message: "a dataset load or training run is already under way".into() },
             None,
@@ -133,6 +147,29 @@ fn handle(input: WorkerInput, data: &JsValue) {
     }
 }
 
+/// Weight bytes sent beside a message, if any.
+fn weights_beside(data: &JsValue) -> Option<Vec<u8>> {
+    let bytes = Reflect::get(data, &"bytes".into()).ok().filter(|value| !value.is_undefined())?;
+    Some(Uint8Array::new(&bytes).to_vec())
+}
+
+/// The whole test set's figures and predictions for a weight file.
+async fn evaluate_weights(weights: Vec<u8>, compute: ComputePath) {
+    STATE.with(|state| state.borrow_mut().evaluating = true);
+    let result = async {
+        let dataset = STATE.with(|state| state.borrow().dataset.clone()).ok_or("load the dataset first")?;
+        let device = device_for(compute).await?;
+        let (model, _) = from_safetensors(&weights, &device).map_err(|error| error.to_string())?;
+        evaluate(&model, &dataset.1).await.map_err(|error| error.to_string())
+    }
+    .await;
+    STATE.with(|state| state.borrow_mut().evaluating = false);
+    match result {
+        Ok(evaluation) => post(&WorkerOutput::Evaluated { evaluation }, None),
+        Err(message) => post(&WorkerOutput::EvaluationFailed { message }, None),
+    }
+}
+
 /// Runs a loader, keeps the dataset it returns and tells the page. A failure leaves the
 /// previous dataset in place.
 async fn load_dataset(loader: impl std::future::Future<Output = Result<(ImageSet, ImageSet, DatasetSource, Option<String>), String>>) {
@@ -149,6 +186,10 @@ async fn load_dataset(loader: impl std::future::Future<Output = Result<(ImageSet
                 seconds: now_seconds() - started,
                 warning,
                 preview: preview(&train),
+                test_preview: (0..TEST_PREVIEW.min(test.len()))
+                    .map(|index| PreviewImage { label: test.label(index), pixels: test.image(index).to_vec() })
+                    .collect(),
+                test_labels: (0..test.len()).map(|index| test.label(index)).collect(),
             };
             STATE.with(|state| state.borrow_mut().dataset = Some(Rc::new((train, test))));
             post(&output, None);
@@ -252,14 +293,14 @@ async fn device_for(compute: ComputePath) -> Result<Device, String> {
     init_device(compute).await
 }
 
-async fn train(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec<u8>>) {
+async fn train(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec<u8>>, probe: Vec<u8>) {
     STATE.with(|state| {
         let mut state = state.borrow_mut();
         state.training = true;
         state.stop = false;
         state.paused = false;
     });
-    let result = run_training(recipe, compute, weights).await;
+    let result = run_training(recipe, compute, weights, probe).await;
     STATE.with(|state| state.borrow_mut().training = false);
     match result {
         Ok(stopped_early) => post(&WorkerOutput::Finished { stopped_early }, None),
@@ -268,7 +309,7 @@ async fn train(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec
 }
 
 /// The epoch loop; returns whether the person stopped it early.
-async fn run_training(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec<u8>>) -> Result<bool, String> {
+async fn run_training(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec<u8>>, probe: Vec<u8>) -> Result<bool, String> {
     let dataset = STATE
         .with(|state| state.borrow().dataset.clone())
         .ok_or("load the dataset before training")?;
@@ -317,6 +358,11 @@ async fn run_training(recipe: TrainingRecipe, compute: ComputePath, weights: Opt
             }
             let report = session.step().await.map_err(|error| error.to_string())?;
             images_done += report.images;
+            if report.step == 1 || report.step % PROBE_EVERY == 0 {
+                let model = session.model().valid();
+                let explanation = explain(&model, &recipe.preset.config(), &probe, &model.class_token.val().device()).await?;
+                post(&WorkerOutput::Probe { step: report.step, explanation }, None);
+            }
             let elapsed = train_seconds + (now_seconds() - epoch_started - paused_seconds);
             post(
                 &WorkerOutput::Step {
@@ -344,8 +390,9 @@ async fn run_training(recipe: TrainingRecipe, compute: ComputePath, weights: Opt
             ..WeightFileInfo::new(recipe.preset.config(), Some(recipe.preset))
         };
         let bytes = to_safetensors_async(session.last_good_model(), &info).await.map_err(|error| error.to_string())?;
+        let evaluation = session.last_evaluation().cloned().expect("an epoch just finished");
         post(
-            &WorkerOutput::Epoch { metrics, history: session.history().clone() },
+            &WorkerOutput::Epoch { metrics, history: session.history().clone(), evaluation },
             Some(Uint8Array::from(bytes.as_slice())),
         );
     }

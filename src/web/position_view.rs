@@ -1,0 +1,65 @@
+//! The positional embedding's similarity figure from the ViT paper: for each patch position, the
+//! cosine similarity of its learned embedding with every other position's, as an 8×8 grid of
+//! 8×8 maps. Trained embeddings show each position most similar to its row and column.
+
+use burn::tensor::Tensor;
+use web_sys::HtmlCanvasElement;
+
+use super::dom::{element, hidpi_context, set_text};
+use crate::model::VisionTransformer;
+use crate::viz::colormap::viridis;
+use crate::viz::similarity::{position_similarity, tile_index};
+
+/// Reads the model's positional embedding and redraws the figure.
+pub async fn show(model: &VisionTransformer) -> Result<(), String> {
+    let embedding: Tensor<3> = model.position_embedding.val();
+    let [_, tokens, _] = embedding.dims();
+    let values = embedding
+        .into_data_async()
+        .await
+        .map_err(|error| format!("reading the positional embedding failed: {error:?}"))?
+        .convert::<f32>()
+        .try_to_vec::<f32>()
+        .map_err(|error| format!("unexpected tensor type: {error:?}"))?;
+    draw(&position_similarity(&values, tokens), tokens - 1);
+    Ok(())
+}
+
+fn draw(similarity: &[f32], patches: usize) {
+    let canvas: HtmlCanvasElement = element("position-canvas");
+    let Some((context, width, _)) = hidpi_context(&canvas) else { return };
+    let grid = (patches as f64).sqrt().round() as usize;
+    let gap = 3.0;
+    let tile = (width - gap * (grid as f64 - 1.0)) / grid as f64;
+    let cell = tile / grid as f64;
+    context.clear_rect(0.0, 0.0, width, width);
+    for row in 0..grid {
+        for col in 0..grid {
+            let patch = tile_index(row, col, grid);
+            let (x0, y0) = (col as f64 * (tile + gap), row as f64 * (tile + gap));
+            for other in 0..patches {
+                // Cosine similarity spans [-1, 1]; a fixed scale keeps epochs comparable.
+                let value = similarity[patch * patches + other];
+                let [red, green, blue] = viridis(0.5 * (value + 1.0));
+                context.set_fill_style_str(&format!("rgb({red},{green},{blue})"));
+                let (x, y) = (x0 + (other % grid) as f64 * cell, y0 + (other / grid) as f64 * cell);
+                // Overdraw by a fraction of a pixel so no seams show between cells.
+                context.fill_rect(x, y, cell + 0.3, cell + 0.3);
+            }
+        }
+    }
+    let mean_neighbour = neighbour_similarity(similarity, grid);
+    set_text("position-note", &format!("Mean similarity of horizontally adjacent positions: {mean_neighbour:.2}"));
+    let _ = canvas.set_attribute("data-neighbour-similarity", &format!("{mean_neighbour:.4}"));
+}
+
+/// The mean similarity of each position with its right-hand neighbour: near 0 for random
+/// embeddings, high once the model has learned the grid.
+fn neighbour_similarity(similarity: &[f32], grid: usize) -> f32 {
+    let patches = grid * grid;
+    let pairs: Vec<f32> = (0..patches)
+        .filter(|patch| patch % grid + 1 < grid)
+        .map(|patch| similarity[patch * patches + patch + 1])
+        .collect();
+    pairs.iter().sum::<f32>() / pairs.len().max(1) as f32
+}

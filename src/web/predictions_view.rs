@@ -1,0 +1,147 @@
+//! How the current weights do on the test set: a grid of test images with their predicted and
+//! true classes, per-class accuracy and the confusion matrix. Redrawn after every epoch and
+//! whenever other weights are loaded.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlCanvasElement, HtmlElement, MouseEvent};
+
+use super::dom::{self, element, escape, hidpi_context, put_rgba, set_text};
+use super::page::SharedApp;
+use super::photo_view::{adopt, test_picture};
+use crate::classes::CLASS_NAMES;
+use crate::display::group_thousands;
+use crate::preprocess::planar_to_rgba;
+use crate::protocol::PreviewImage;
+use crate::training::TestEvaluation;
+use crate::viz::confusion::ConfusionMatrix;
+
+/// Draws the grid, the per-class accuracy and the matrix for `evaluation`.
+pub fn show(evaluation: &TestEvaluation, labels: &[u8], grid: &[PreviewImage], source: &str) {
+    let matrix = ConfusionMatrix::new(labels, &evaluation.predictions, CLASS_NAMES.len());
+    set_text(
+        "evaluation-summary",
+        &format!(
+            "{source}: {:.1}% of {} test images right, test loss {:.4}.",
+            100.0 * evaluation.accuracy,
+            group_thousands(matrix.total() as usize),
+            evaluation.loss
+        ),
+    );
+    let summary = element::<HtmlElement>("evaluation-summary");
+    let _ = summary.set_attribute("data-accuracy", &evaluation.accuracy.to_string());
+    show_grid(grid, &evaluation.predictions);
+    show_class_accuracy(&matrix);
+    draw_matrix(&matrix);
+}
+
+fn show_grid(images: &[PreviewImage], predictions: &[u8]) {
+    let cells: String = images
+        .iter()
+        .zip(predictions)
+        .enumerate()
+        .map(|(index, (image, &predicted))| {
+            let right = image.label == predicted;
+            let (truth, guess) = (CLASS_NAMES[image.label as usize], CLASS_NAMES.get(predicted as usize).copied().unwrap_or("?"));
+            let caption = if right {
+                format!(r#"<span class="mark">✓</span> {}"#, escape(guess))
+            } else {
+                format!(r#"<span class="mark">✗</span> {} <span class="truth">(is {})</span>"#, escape(guess), escape(truth))
+            };
+            format!(
+                r#"<figure class="{}" data-index="{index}" title="Show its attention"><canvas width="32" height="32"></canvas><figcaption>{caption}</figcaption></figure>"#,
+                if right { "right" } else { "wrong" }
+            )
+        })
+        .collect();
+    let container = element::<HtmlElement>("predictions-grid");
+    container.set_inner_html(&cells);
+    let canvases = container.query_selector_all("canvas").expect("a valid selector");
+    for (index, image) in images.iter().enumerate() {
+        if let Some(canvas) = canvases.item(index as u32) {
+            let _ = put_rgba(canvas.unchecked_ref(), &planar_to_rgba(&image.pixels), 32, 32);
+        }
+    }
+}
+
+fn show_class_accuracy(matrix: &ConfusionMatrix) {
+    let rows: String = matrix
+        .per_class_accuracy()
+        .iter()
+        .zip(CLASS_NAMES)
+        .map(|(&accuracy, name)| {
+            let percent = if accuracy.is_finite() { 100.0 * accuracy } else { 0.0 };
+            format!(
+                r#"<li data-class="{name}"><span class="name">{name}</span><span class="bar"><span style="width:{percent:.1}%"></span></span><span class="value">{percent:.1}%</span></li>"#
+            )
+        })
+        .collect();
+    element::<HtmlElement>("class-accuracy").set_inner_html(&rows);
+}
+
+/// The 10×10 matrix: rows are true classes, columns predictions, cells shaded by the share of
+/// the row and labelled with the count.
+pub fn draw_matrix(matrix: &ConfusionMatrix) {
+    let canvas: HtmlCanvasElement = element("confusion-canvas");
+    let Some((context, width, height)) = hidpi_context(&canvas) else { return };
+    let classes = matrix.classes as f64;
+    let (left, top) = (78.0, 64.0);
+    let cell = ((width - left - 4.0) / classes).min((height - top - 4.0) / classes).max(8.0);
+    context.clear_rect(0.0, 0.0, width, height);
+    context.set_font("11px system-ui, sans-serif");
+    let shares = matrix.row_normalised();
+    for label in 0..matrix.classes {
+        for predicted in 0..matrix.classes {
+            let share = shares[label * matrix.classes + predicted] as f64;
+            let (x, y) = (left + predicted as f64 * cell, top + label as f64 * cell);
+            let colour = if label == predicted { "47, 111, 222" } else { "214, 69, 65" };
+            context.set_fill_style_str(&format!("rgba({colour}, {:.3})", 0.06 + 0.94 * share));
+            context.fill_rect(x + 0.5, y + 0.5, cell - 1.0, cell - 1.0);
+            let count = matrix.count(label, predicted);
+            if count > 0 && cell >= 22.0 {
+                context.set_fill_style_str(if share > 0.5 { "#ffffff" } else { "#1d2430" });
+                context.set_text_align("center");
+                context.set_text_baseline("middle");
+                let _ = context.fill_text(&count.to_string(), x + cell / 2.0, y + cell / 2.0);
+            }
+        }
+    }
+    context.set_fill_style_str("#5b6677");
+    for (index, name) in CLASS_NAMES.iter().enumerate() {
+        let middle = index as f64 * cell + cell / 2.0;
+        context.set_text_align("right");
+        context.set_text_baseline("middle");
+        let _ = context.fill_text(name, left - 6.0, top + middle);
+        let _ = context.save();
+        let _ = context.translate(left + middle, top - 6.0);
+        let _ = context.rotate(-std::f64::consts::FRAC_PI_4);
+        context.set_text_align("left");
+        let _ = context.fill_text(name, 0.0, 0.0);
+        context.restore();
+    }
+    context.set_text_align("left");
+    context.set_text_baseline("alphabetic");
+    let _ = context.fill_text("true ↓  predicted →", 2.0, 12.0);
+}
+
+/// A click on a grid image makes it the picture whose attention is shown.
+pub fn wire(app: &SharedApp) {
+    let click_app = app.clone();
+    dom::listen(&element::<HtmlElement>("predictions-grid"), "click", move |event: MouseEvent| {
+        let Some(figure) = event
+            .target()
+            .and_then(|target| target.dyn_into::<Element>().ok())
+            .and_then(|target| target.closest("figure[data-index]").ok().flatten())
+        else {
+            return;
+        };
+        let Some(index) = figure.get_attribute("data-index").and_then(|index| index.parse::<usize>().ok()) else { return };
+        let image = click_app.borrow().test_preview.get(index).cloned();
+        if let Some(image) = image {
+            let name = format!("test image {} ({})", index + 1, CLASS_NAMES[image.label as usize]);
+            adopt(&click_app, test_picture(&planar_to_rgba(&image.pixels), name));
+            if let Some(card) = dom::by_id("photo-card") {
+                card.scroll_into_view();
+            }
+        }
+    });
+}
