@@ -61,6 +61,7 @@ pub enum AttentionView {
 pub struct Explanation {
     pub probabilities: Vec<f32>,
     /// One `[heads, tokens, tokens]` array per layer, first layer first.
+    #[serde(with = "crate::protocol::float_layers")]
     pub attention: Vec<Vec<f32>>,
     pub heads: usize,
     pub tokens: usize,

@@ -19,7 +19,12 @@ pub enum WorkerInput {
     LoadArchive { name: String },
     /// Start training; weights to continue from may travel beside the message. `probe` is a
     /// 32×32 RGBA image whose attention the worker reports as training goes.
-    Train { recipe: TrainingRecipe, compute: ComputePath, probe: Vec<u8> },
+    Train {
+        recipe: TrainingRecipe,
+        compute: ComputePath,
+        #[serde(with = "serde_bytes")]
+        probe: Vec<u8>,
+    },
     /// Evaluate the weights travelling beside the message on the whole test set.
     Evaluate { compute: ComputePath },
     Pause,
@@ -40,6 +45,7 @@ pub enum DatasetSource {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PreviewImage {
     pub label: u8,
+    #[serde(with = "serde_bytes")]
     pub pixels: Vec<u8>,
 }
 
@@ -71,6 +77,7 @@ pub enum WorkerOutput {
         /// The test images the predictions grid shows, in test-set order from the first.
         test_preview: Vec<PreviewImage>,
         /// Every test image's class, for the confusion matrix.
+        #[serde(with = "serde_bytes")]
         test_labels: Vec<u8>,
     },
     DatasetFailed { message: String },
@@ -99,6 +106,35 @@ pub enum WorkerOutput {
     TrainingFailed { message: String },
 }
 
+/// Float arrays as their little-endian bytes. serde-wasm-bindgen turns a `Vec<f32>` into a JS
+/// array built one number at a time, which takes seconds for an attention map; bytes cross as one
+/// `Uint8Array` copy.
+pub mod float_layers {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_bytes::ByteBuf;
+
+    pub fn serialize<S: Serializer>(layers: &[Vec<f32>], serializer: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<ByteBuf> = layers
+            .iter()
+            .map(|layer| ByteBuf::from(layer.iter().flat_map(|value| value.to_le_bytes()).collect::<Vec<u8>>()))
+            .collect();
+        bytes.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Vec<f32>>, D::Error> {
+        let bytes = Vec::<ByteBuf>::deserialize(deserializer)?;
+        bytes
+            .into_iter()
+            .map(|layer| {
+                if layer.len() % 4 != 0 {
+                    return Err(serde::de::Error::custom("a float array's byte length is not a multiple of 4"));
+                }
+                Ok(layer.chunks_exact(4).map(|bytes| f32::from_le_bytes(bytes.try_into().expect("four bytes"))).collect())
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +145,11 @@ mod tests {
         let json = serde_json::to_value(&input).unwrap();
         assert_eq!(json["kind"], "Train");
         assert_eq!(serde_json::from_value::<WorkerInput>(json).unwrap(), input);
+
+        let explanation = Explanation { probabilities: vec![0.25; 4], attention: vec![vec![0.5, -1.25], vec![3.0, 1e-7]], heads: 1, tokens: 1 };
+        let output = WorkerOutput::Probe { step: 3, explanation };
+        let json = serde_json::to_value(&output).unwrap();
+        assert_eq!(serde_json::from_value::<WorkerOutput>(json).unwrap(), output, "floats survive as bytes");
 
         let output = WorkerOutput::DatasetProgress { stage: LoadStage::Download, done: 10, total: Some(20) };
         let json = serde_json::to_string(&output).unwrap();

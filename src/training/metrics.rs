@@ -22,6 +22,7 @@ pub struct TestEvaluation {
     pub loss: f32,
     pub accuracy: f32,
     /// The predicted class of every test image, in the set's order.
+    #[serde(with = "serde_bytes")]
     pub predictions: Vec<u8>,
 }
 

@@ -2,45 +2,19 @@
 // in browser storage (a reload reads it back without downloading); a broken archive is refused
 // without losing the loaded dataset; a short run trains in the worker, fills the epoch table and
 // hands its weights to the page's model.
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { chromium } from "playwright-core";
-import { serve } from "./server.mjs";
-
-const DIST = resolve(import.meta.dirname, "../../dist");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const SCREENSHOTS = process.env.SCREENSHOT_DIR;
-const ARGS = [
-  "--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-];
-const SMALL = "?compute=cpu&dataset=data/small/manifest.json";
-const MINUTES = 60 * 1000;
-
-let server, browser;
-before(async () => {
-  server = await serve(DIST);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-async function datasetReady(page) {
-  await page.waitForSelector("#data-status[data-source]", { timeout: 5 * MINUTES });
-  return page.locator("#data-status").getAttribute("data-source");
-}
+import { join } from "node:path";
+import { MINUTES, SCREENSHOTS, SMALL, datasetReady, shared } from "./harness.mjs";
 
 test("the prepared dataset is downloaded once, then read from browser storage", async () => {
-  const context = await browser.newContext();
+  const context = await shared.browser.newContext();
   const page = await context.newPage();
   const assetRequests = [];
   page.on("request", (request) => { if (request.url().endsWith(".vitdata")) assetRequests.push(request.url()); });
-  await page.goto(`${server.url}?compute=cpu`);
+  await page.goto(`${shared.server.url}?compute=cpu`);
   assert.equal(await datasetReady(page), "network");
   assert.match(await page.locator("#data-status").textContent(), /20,000 training and 10,000 test images/);
   assert.equal(assetRequests.length, 1);
@@ -54,8 +28,8 @@ test("the prepared dataset is downloaded once, then read from browser storage", 
 });
 
 test("a corrupt archive is refused with a message and the loaded dataset stays", async () => {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}${SMALL}`);
+  const page = await shared.browser.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
   await datasetReady(page);
   const before = await page.locator("#data-status").textContent();
   const folder = await mkdtemp(join(tmpdir(), "vit-e2e-"));
@@ -70,8 +44,8 @@ test("a corrupt archive is refused with a message and the loaded dataset stays",
 });
 
 test("bad recipe values get a message, not a crash", async () => {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}${SMALL}`);
+  const page = await shared.browser.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
   await datasetReady(page);
   await page.fill("#recipe-form [name=batch]", "0");
   await page.click("#train-start");
@@ -85,8 +59,8 @@ test("bad recipe values get a message, not a crash", async () => {
 });
 
 test("a short run trains in the worker, can pause and resume, and updates the page's model", async () => {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 1600 } });
-  await page.goto(`${server.url}${SMALL}`);
+  const page = await shared.browser.newPage({ viewport: { width: 1100, height: 1600 } });
+  await page.goto(`${shared.server.url}${SMALL}`);
   await datasetReady(page);
   const before = await page.$$eval("#probabilities li", (rows) => rows.map((row) => row.dataset.probability).join());
   await page.fill("#recipe-form [name=epochs]", "2");
@@ -106,14 +80,22 @@ test("a short run trains in the worker, can pause and resume, and updates the pa
   const rows = await page.$$eval("#epoch-table tbody tr", (rows) => rows.map((row) => row.textContent));
   assert.equal(rows.length, 2);
   assert.match(await page.locator("#weights-note").textContent(), /Trained in this page: tiny preset, 2 epochs/);
-  const after = await page.$$eval("#probabilities li", (rows) => rows.map((row) => row.dataset.probability).join());
-  assert.notEqual(after, before, "the sample is classified again with the trained weights");
+  await page.waitForFunction((before) =>
+    [...document.querySelectorAll("#probabilities li")].map((row) => row.dataset.probability).join() !== before, before);
+  // The figures follow the run: attention forming on the probe, the curves, the test set.
+  assert.ok(Number(await page.locator("#probe-canvas").getAttribute("data-step")) >= 10, "the probe's attention was reported");
+  assert.match(await page.locator("#probe-text").textContent(), /^step \d+: “\w+” at \d+%$/);
+  assert.equal(await page.locator("#probe-layers canvas").count(), 4);
+  assert.equal(await page.locator("#accuracy-chart").getAttribute("data-points"), "4", "two epochs of train and test accuracy");
+  assert.ok(Number(await page.locator("#loss-chart").getAttribute("data-points")) >= 4 + 3, "epoch losses and running loss");
+  await page.waitForFunction(() => document.querySelector("#evaluation-summary").textContent.startsWith("After epoch 2"));
+  assert.equal(await page.locator("#predictions-grid figure").count(), 24);
   await page.close();
 });
 
 test("CIFAR-10's official archive, picked on the page, is decoded in the browser", { skip: !process.env.CIFAR10_ARCHIVE }, async () => {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}${SMALL}`);
+  const page = await shared.browser.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
   await datasetReady(page);
   await page.setInputFiles("#archive-input", process.env.CIFAR10_ARCHIVE);
   await page.waitForSelector("#data-status[data-source=archive]", { timeout: 10 * MINUTES });
@@ -122,8 +104,8 @@ test("CIFAR-10's official archive, picked on the page, is decoded in the browser
 });
 
 test("weights download as one file, a damaged file is refused without change, the download loads back", async () => {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}?compute=cpu`);
+  const page = await shared.browser.newPage();
+  await page.goto(`${shared.server.url}?compute=cpu`);
   await page.waitForSelector("body[data-ready=true]", { timeout: 5 * MINUTES });
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#weights-download")]);
   const folder = await mkdtemp(join(tmpdir(), "vit-weights-"));
