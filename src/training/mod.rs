@@ -1,14 +1,16 @@
 //! Training, shared by the native `train` command and the browser's worker: the recipe, one
 //! optimisation step, the epoch loop and the metrics it records.
 
+mod checkpoint;
 mod form;
 mod metrics;
 mod recipe;
 mod session;
 mod step;
 
+pub use checkpoint::{Checkpoint, CheckpointError};
 pub use form::RecipeForm;
 pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 pub use recipe::{RecipeError, TrainingRecipe};
 pub use session::{StepReport, TrainingError, TrainingSession, evaluate};
-pub use step::{EvaluationOutput, OptimizerRecipe, StepOutput, Trainer, cosine_lr, evaluate_batch};
+pub use step::{EvaluationOutput, OptimizerRecipe, StepOutput, Trainer, TrainerState, cosine_lr, evaluate_batch};

@@ -1,6 +1,7 @@
 use burn::module::Module;
 use burn::tensor::{Device, Int, Tensor};
 
+use super::checkpoint::Checkpoint;
 use super::metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 use super::recipe::{RecipeError, TrainingRecipe};
 use super::step::{Trainer, evaluate_batch};
@@ -9,6 +10,7 @@ use crate::data::batch::{Batch, EpochShuffler, assemble_batch_into, batch_tensor
 use crate::data::rng::Pcg32;
 use crate::data::ImageSet;
 use crate::model::VisionTransformer;
+use crate::weights::{WeightFileInfo, from_safetensors, to_safetensors_async};
 
 /// Images per evaluation batch: large enough to amortise dispatch, small enough that one
 /// layer's attention, `[500, heads, 65, 65]` floats, stays far below WebGPU's 128 MiB binding limit.
@@ -64,6 +66,8 @@ pub enum TrainingError {
     NotFinite { epoch: usize, value: f32 },
     #[error("reading from the device failed: {0}")]
     Readback(String),
+    #[error("the checkpoint cannot be resumed: {0}")]
+    Checkpoint(String),
 }
 
 impl TrainingSession {
@@ -104,6 +108,70 @@ impl TrainingSession {
         };
         session.start_epoch();
         Ok(session)
+    }
+
+    /// Continues a checkpointed run with the next epoch: the same batches, learning rate and, when
+    /// the checkpoint holds the trainer's state, the same AdamW moments, so the next step's loss
+    /// is the one the saved run would have had. `device` must be an autodiff device.
+    pub fn resume(checkpoint: &Checkpoint, train: ImageSet, test: ImageSet, device: &Device) -> Result<Self, TrainingError> {
+        let recipe = checkpoint.recipe.clone();
+        let config = recipe.preset.config();
+        let total_steps = recipe.total_steps(train.len());
+        let problem = |error: String| TrainingError::Checkpoint(error);
+        let trainer = match &checkpoint.trainer {
+            Some(state) => Trainer::restore(state, &config, recipe.optimizer.clone(), total_steps, device)
+                .map_err(|error| problem(format!("{error:?}")))?,
+            None => {
+                let (model, info) = from_safetensors(&checkpoint.weights, device).map_err(|error| problem(error.to_string()))?;
+                if info.config != config {
+                    return Err(problem("its weights are of another architecture than its recipe".into()));
+                }
+                let mut trainer = Trainer::new(model, recipe.optimizer.clone(), total_steps, device);
+                trainer.set_steps_done(checkpoint.step);
+                trainer
+            }
+        };
+        let mut session =
+            Self::new(recipe, trainer.model().clone(), train, test, device).map_err(|error| problem(error.to_string()))?;
+        session.trainer = trainer;
+        session.epoch = checkpoint.epochs_done;
+        session.history = checkpoint.history.clone();
+        session.smoothed = checkpoint.smoothed;
+        session.last_good = session.trainer.model().valid();
+        session.start_epoch();
+        Ok(session)
+    }
+
+    /// The run so far, after [`finish_epoch`](Self::finish_epoch): the last good weights as a
+    /// weight file and, if `with_trainer_state`, the trainer's full state. That state is read
+    /// synchronously, so in the browser pass `false` on WebGPU.
+    pub async fn checkpoint(&self, with_trainer_state: bool) -> Result<Checkpoint, TrainingError> {
+        let weights = to_safetensors_async(&self.last_good, &self.weight_info())
+            .await
+            .map_err(|error| TrainingError::Readback(error.to_string()))?;
+        let trainer = match with_trainer_state {
+            true => Some(self.trainer.state().map_err(|error| TrainingError::Readback(format!("{error:?}")))?),
+            false => None,
+        };
+        Ok(Checkpoint {
+            recipe: self.recipe.clone(),
+            epochs_done: self.epoch,
+            step: self.trainer.steps_done(),
+            history: self.history.clone(),
+            smoothed: self.smoothed,
+            weights,
+            trainer,
+        })
+    }
+
+    /// What a weight file of this run's weights says about them.
+    pub fn weight_info(&self) -> WeightFileInfo {
+        WeightFileInfo {
+            recipe_json: serde_json::to_string(&self.recipe).expect("recipes serialise"),
+            epoch: self.history.epochs.last().map_or(0, |epoch| epoch.epoch),
+            metrics_json: serde_json::to_string(&self.history).expect("metrics serialise"),
+            ..WeightFileInfo::new(self.recipe.preset.config(), Some(self.recipe.preset))
+        }
     }
 
     /// Read the running loss every `steps` steps (default 10).

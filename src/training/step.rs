@@ -1,10 +1,16 @@
 //! One optimisation step of the ViT and the learning-rate schedule. Nothing here reads a tensor
 //! back: callers decide when to pay for a readback (on wasm it must be `into_data_async`).
 
+use std::cell::RefCell;
+
 use burn::module::Module;
 use burn::nn::loss::{CrossEntropyLoss, CrossEntropyLossConfig};
-use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
-use burn::tensor::{Device, Int, Tensor};
+use burn::optim::{
+    AdamW, AdamWConfig, AdamWState, GradientsParams, LearningRate, ModuleOptimizer, Optimizer, OptimizerRecord,
+    RecordState, StateSink, StateSource,
+};
+use burn::store::{ModuleRecord, RecordError};
+use burn::tensor::{Bytes, Device, Int, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::model::VisionTransformer;
@@ -51,13 +57,71 @@ pub struct Trainer {
     step: usize,
 }
 
+thread_local! {
+    /// Where restored AdamW state is put; see [`RestorableAdamW`].
+    static RESTORE_DEVICE: RefCell<Option<Device>> = const { RefCell::new(None) };
+}
+
+/// AdamW, with its restored state placed on the training device. burn's `load_record` builds
+/// optimizer state on the default device, which in the browser build is WebGPU: on the wasm CPU
+/// path that would start WebGPU synchronously (impossible in a browser) and then need a
+/// synchronous GPU readback at the next step. The state and its file layout are AdamW's own.
+#[derive(Clone)]
+struct RestorableAdamW(AdamW);
+
+#[derive(Clone)]
+struct RestorableState<const D: usize>(AdamWState<D>);
+
+impl<const D: usize> RecordState for RestorableState<D> {
+    fn state_flatten(&self, prefix: &str, out: &mut StateSink) {
+        self.0.state_flatten(prefix, out);
+    }
+
+    fn state_unflatten(prefix: &str, src: &mut StateSource, device: &Device) -> Option<Self> {
+        let device = RESTORE_DEVICE.with(|restore| restore.borrow().clone()).unwrap_or_else(|| device.clone());
+        AdamWState::state_unflatten(prefix, src, &device).map(Self)
+    }
+}
+
+impl Optimizer for RestorableAdamW {
+    type State<const D: usize> = RestorableState<D>;
+
+    fn step<const D: usize>(
+        &self,
+        lr: LearningRate,
+        tensor: Tensor<D>,
+        grad: Tensor<D>,
+        state: Option<Self::State<D>>,
+    ) -> (Tensor<D>, Option<Self::State<D>>) {
+        let (tensor, state) = self.0.step(lr, tensor, grad, state.map(|state| state.0));
+        (tensor, state.map(RestorableState))
+    }
+
+    fn to_device<const D: usize>(state: Self::State<D>, device: &Device) -> Self::State<D> {
+        RestorableState(AdamW::to_device(state.0, device))
+    }
+}
+
+fn adamw(recipe: &OptimizerRecipe) -> ModuleOptimizer {
+    let config = AdamWConfig::new()
+        .with_weight_decay(recipe.weight_decay as f32)
+        .with_epsilon(1e-8); // PyTorch's default, for parity with the reference
+    ModuleOptimizer::from(RestorableAdamW(config.build()))
+}
+
+/// A trainer's whole state in bytes: burn's records of the model (parameter ids included, which
+/// key the optimizer's state) and of AdamW's moments, plus the step count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrainerState {
+    pub step: usize,
+    pub model: Vec<u8>,
+    pub optimizer: Vec<u8>,
+}
+
 impl Trainer {
     /// `model` must live on an autodiff device (`device.autodiff()`).
     pub fn new(model: VisionTransformer, recipe: OptimizerRecipe, total_steps: usize, device: &Device) -> Self {
-        let optimizer = AdamWConfig::new()
-            .with_weight_decay(recipe.weight_decay as f32)
-            .with_epsilon(1e-8) // PyTorch's default, for parity with the reference
-            .init();
+        let optimizer = adamw(&recipe);
         let smoothing = (recipe.label_smoothing > 0.0).then_some(recipe.label_smoothing);
         let loss = CrossEntropyLossConfig::new().with_smoothing(smoothing).init(device);
         Self { model: Some(model), optimizer, loss, recipe, total_steps, step: 0 }
@@ -74,6 +138,43 @@ impl Trainer {
     /// Steps taken so far.
     pub fn steps_done(&self) -> usize {
         self.step
+    }
+
+    /// The model and optimizer state, to continue later exactly where this left off. burn reads
+    /// records synchronously, so in the browser this works on the CPU path, not on WebGPU.
+    pub fn state(&self) -> Result<TrainerState, RecordError> {
+        Ok(TrainerState {
+            step: self.step,
+            model: self.model().clone().into_record().into_bytes()?.to_vec(),
+            optimizer: self.optimizer.to_record().into_bytes()?.to_vec(),
+        })
+    }
+
+    /// A trainer that continues from `state`: the same parameters (and parameter ids), AdamW
+    /// moments and step, so the next step is the one the saved trainer would have taken.
+    /// `device` must be an autodiff device.
+    pub fn restore(
+        state: &TrainerState,
+        config: &crate::model::VitConfig,
+        recipe: OptimizerRecipe,
+        total_steps: usize,
+        device: &Device,
+    ) -> Result<Self, RecordError> {
+        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(state.model.clone()))?;
+        let model = config.init(device).try_load_record(record)?;
+        let optimizer_record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(state.optimizer.clone()))?;
+        RESTORE_DEVICE.with(|restore| *restore.borrow_mut() = Some(device.clone().inner()));
+        let optimizer = adamw(&recipe).load_record(optimizer_record);
+        RESTORE_DEVICE.with(|restore| *restore.borrow_mut() = None);
+        let mut trainer = Self::new(model, recipe, total_steps, device);
+        trainer.optimizer = optimizer;
+        trainer.step = state.step;
+        Ok(trainer)
+    }
+
+    /// Continues the learning-rate schedule from `step` (a run resumed without optimizer state).
+    pub fn set_steps_done(&mut self, step: usize) {
+        self.step = step;
     }
 
     pub fn learning_rate(&self) -> f64 {
