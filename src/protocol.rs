@@ -27,6 +27,15 @@ pub enum WorkerInput {
     },
     /// Evaluate the weights travelling beside the message on the whole test set.
     Evaluate { compute: ComputePath },
+    /// Continue the checkpointed run (see [`WorkerOutput::CheckpointFound`]).
+    ResumeTraining {
+        compute: ComputePath,
+        #[serde(with = "serde_bytes")]
+        probe: Vec<u8>,
+    },
+    /// Send the checkpoint's weights to the page.
+    UseCheckpoint,
+    DiscardCheckpoint,
     Pause,
     Resume,
     Stop,
@@ -81,7 +90,15 @@ pub enum WorkerOutput {
         test_labels: Vec<u8>,
     },
     DatasetFailed { message: String },
-    TrainingStarted { compute: ComputePath, device: String, total_steps: usize, batches_per_epoch: usize },
+    /// `history` is the run's so far: empty for a new run, the checkpoint's for a resumed one.
+    TrainingStarted {
+        compute: ComputePath,
+        device: String,
+        total_steps: usize,
+        batches_per_epoch: usize,
+        recipe: TrainingRecipe,
+        history: MetricsHistory,
+    },
     Step {
         step: usize,
         total_steps: usize,
@@ -97,6 +114,14 @@ pub enum WorkerOutput {
     Probe { step: usize, explanation: Explanation },
     /// After each epoch; the model's safetensors bytes travel beside the message.
     Epoch { metrics: EpochMetrics, history: MetricsHistory, evaluation: TestEvaluation },
+    /// Browser storage holds a checkpoint from an earlier visit.
+    CheckpointFound { summary: CheckpointSummary },
+    /// A checkpoint was written after `epoch`.
+    CheckpointSaved { epoch: usize, bytes: u64 },
+    /// Writing or reading a checkpoint failed; training itself goes on.
+    CheckpointFailed { message: String },
+    /// The checkpoint's weight file travels beside the message.
+    CheckpointWeights,
     /// The answer to [`WorkerInput::Evaluate`].
     Evaluated { evaluation: TestEvaluation },
     EvaluationFailed { message: String },
@@ -104,6 +129,29 @@ pub enum WorkerOutput {
     Resumed,
     Finished { stopped_early: bool },
     TrainingFailed { message: String },
+}
+
+/// What the page says about a checkpoint it offers to resume.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointSummary {
+    pub epochs_done: usize,
+    pub epochs: usize,
+    pub test_accuracy: Option<f32>,
+    /// False for a WebGPU run, whose AdamW moments restart on resuming.
+    pub exact: bool,
+    pub preset: String,
+}
+
+impl CheckpointSummary {
+    pub fn of(checkpoint: &crate::training::Checkpoint) -> Self {
+        Self {
+            epochs_done: checkpoint.epochs_done,
+            epochs: checkpoint.recipe.epochs,
+            test_accuracy: checkpoint.history.epochs.last().map(|epoch| epoch.test_accuracy),
+            exact: checkpoint.trainer.is_some(),
+            preset: checkpoint.recipe.preset.name().to_string(),
+        }
+    }
 }
 
 /// Float arrays as their little-endian bytes. serde-wasm-bindgen turns a `Vec<f32>` into a JS

@@ -4,7 +4,7 @@ use burn::tensor::Device;
 use vit_web::data::ImageSet;
 use vit_web::data::rng::Pcg32;
 use vit_web::model::VitConfig;
-use vit_web::training::{TrainingRecipe, TrainingSession};
+use vit_web::training::{Checkpoint, TrainingRecipe, TrainingSession};
 
 fn random_set(images: usize, seed: u64) -> ImageSet {
     let mut rng = Pcg32::new(seed, 7);
@@ -54,4 +54,49 @@ fn an_invalid_recipe_is_refused_before_anything_runs() {
         .err()
         .expect("batch size 0 is refused");
     assert_eq!(error.to_string(), "batch size: must be between 1 and 4096");
+}
+
+/// The smoothed loss of each of the next `steps` steps (logged every step, so each is read).
+fn next_losses(session: &mut TrainingSession, steps: usize) -> Vec<f32> {
+    (0..steps)
+        .map(|_| pollster::block_on(session.step()).expect("a finite step").smoothed_loss.expect("logged every step"))
+        .collect()
+}
+
+#[test]
+fn a_resumed_run_takes_the_same_next_steps_as_one_that_went_straight_through() {
+    let device = Device::flex().autodiff();
+    let recipe = TrainingRecipe { epochs: 3, batch_size: 16, ..TrainingRecipe::default() };
+    let (train, test) = (random_set(40, 1), random_set(24, 2));
+    device.seed(5);
+    let mut straight = TrainingSession::new(recipe, VitConfig::tiny().init(&device), train.clone(), test.clone(), &device)
+        .unwrap()
+        .with_log_every(1);
+    while !straight.epoch_finished() {
+        pollster::block_on(straight.step()).unwrap();
+    }
+    pollster::block_on(straight.finish_epoch(1.0)).unwrap();
+    let bytes = pollster::block_on(straight.checkpoint(true)).unwrap().encode();
+    let expected = next_losses(&mut straight, 2);
+
+    // As after a reload: only the bytes survive.
+    let checkpoint = Checkpoint::decode(&bytes).unwrap();
+    assert_eq!((checkpoint.epochs_done, checkpoint.step), (1, 3));
+    let mut resumed = TrainingSession::resume(&checkpoint, train.clone(), test.clone(), &device).unwrap().with_log_every(1);
+    assert_eq!(resumed.epoch(), 1);
+    assert_eq!(resumed.history(), straight.history().epochs.get(..1).map(|epochs| {
+        let mut history = straight.history().clone();
+        history.epochs = epochs.to_vec();
+        history.steps.retain(|point| point.step <= 3);
+        history
+    }).as_ref().unwrap());
+    assert_eq!(next_losses(&mut resumed, 2), expected, "the same weights, batches, schedule and AdamW moments");
+
+    // Without AdamW's moments (a WebGPU checkpoint) the weights and schedule still carry over: the
+    // next loss is the same, the step after differs because the moments restart from zero.
+    let without_state = Checkpoint { trainer: None, ..checkpoint };
+    let mut restarted = TrainingSession::resume(&without_state, train, test, &device).unwrap().with_log_every(1);
+    let losses = next_losses(&mut restarted, 2);
+    assert_eq!(losses[0], expected[0]);
+    assert_ne!(losses[1], expected[1]);
 }

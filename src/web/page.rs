@@ -264,6 +264,11 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
             }
             show_evaluation(app, &evaluation, &format!("After epoch {}", metrics.epoch));
         }
+        WorkerOutput::CheckpointWeights => match bytes.map(|bytes| weights_view::adopt(app, bytes, "From the saved checkpoint")) {
+            Some(Ok(_)) => weights_changed(app),
+            Some(Err(message)) => show_error(&format!("the checkpoint's weights could not be loaded: {message}")),
+            None => show_error("the worker sent no weights"),
+        },
         WorkerOutput::Evaluated { evaluation } => show_evaluation(app, &evaluation, "Current weights"),
         WorkerOutput::EvaluationFailed { message } => set_text("evaluation-summary", &format!("The test set was not evaluated: {message}")),
         WorkerOutput::Probe { step, explanation } => {

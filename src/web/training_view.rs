@@ -10,7 +10,8 @@ use super::dom::{self, element, set_hidden, set_text};
 use super::page::{SharedApp, send, show_error};
 use crate::compute::ComputePath;
 use crate::display::duration;
-use crate::protocol::{WorkerInput, WorkerOutput};
+use crate::display::bytes;
+use crate::protocol::{CheckpointSummary, WorkerInput, WorkerOutput};
 use crate::training::{EpochMetrics, MetricsHistory, RecipeForm, StepPoint};
 
 /// The form's current text, field by field.
@@ -50,6 +51,26 @@ fn on_click(id: &str, app: &SharedApp, action: impl Fn(&SharedApp) + 'static) {
 
 pub fn wire(app: &SharedApp) {
     on_click("train-start", app, start);
+    on_click("checkpoint-resume", app, |app| {
+        let (compute, probe) = {
+            let mut app = app.borrow_mut();
+            app.training = true;
+            (app.compute, app.probe.clone())
+        };
+        set_hidden("checkpoint-offer", true);
+        element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten().map(|body| body.set_inner_html(""));
+        set_text("train-status", "resuming…");
+        refresh_buttons(app);
+        send(app, &WorkerInput::ResumeTraining { compute, probe }, None);
+    });
+    on_click("checkpoint-use", app, |app| {
+        set_hidden("checkpoint-offer", true);
+        send(app, &WorkerInput::UseCheckpoint, None);
+    });
+    on_click("checkpoint-discard", app, |app| {
+        set_hidden("checkpoint-offer", true);
+        send(app, &WorkerInput::DiscardCheckpoint, None);
+    });
     on_click("train-pause", app, |app| send(app, &WorkerInput::Pause, None));
     on_click("train-resume", app, |app| send(app, &WorkerInput::Resume, None));
     on_click("train-stop", app, |app| {
@@ -90,6 +111,27 @@ pub fn refresh_buttons(app: &SharedApp) {
     button("train-pause").set_disabled(!app.training || paused);
     button("train-resume").set_disabled(!app.training || !paused);
     button("train-stop").set_disabled(!app.training);
+    button("checkpoint-resume").set_disabled(app.training || !app.dataset_ready);
+}
+
+/// Offers to resume or use a checkpoint an earlier visit left.
+pub fn offer_checkpoint(app: &SharedApp, summary: &CheckpointSummary) {
+    let accuracy = summary
+        .test_accuracy
+        .map(|accuracy| format!(", test accuracy {:.1}%", 100.0 * accuracy))
+        .unwrap_or_default();
+    let state = if summary.epochs_done >= summary.epochs { "finished" } else { "stopped" };
+    let exact = if summary.exact { "" } else { " (it ran on WebGPU, so the optimizer's moments restart)" };
+    set_text(
+        "checkpoint-text",
+        &format!(
+            "A training run from an earlier visit {state} after epoch {} of {} ({} preset{accuracy}). Resume it{exact}, or use its weights.",
+            summary.epochs_done, summary.epochs, summary.preset
+        ),
+    );
+    button("checkpoint-resume").set_hidden(summary.epochs_done >= summary.epochs);
+    set_hidden("checkpoint-offer", false);
+    refresh_buttons(app);
 }
 
 fn set_progress(id: &str, value: f64, max: f64) {
@@ -100,7 +142,10 @@ fn set_progress(id: &str, value: f64, max: f64) {
 
 pub fn on_output(app: &SharedApp, output: WorkerOutput) {
     match output {
-        WorkerOutput::TrainingStarted { compute, total_steps, batches_per_epoch, .. } => {
+        WorkerOutput::TrainingStarted { compute, total_steps, batches_per_epoch, recipe, history, .. } => {
+            for metrics in &history.epochs {
+                show_epoch(metrics, &history);
+            }
             let on = match compute {
                 ComputePath::WebGpu => "WebGPU",
                 ComputePath::Cpu => "CPU (wasm)",
@@ -108,6 +153,8 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
             set_text("train-status", &format!("training on {on}"));
             let mut app = app.borrow_mut();
             app.steps_per_epoch = batches_per_epoch;
+            app.planned_epochs = recipe.epochs;
+            app.history = history;
             chart_view::show(&app.history, app.planned_epochs, batches_per_epoch);
             set_progress("step-progress", 0.0, total_steps as f64);
             set_progress("epoch-progress", 0.0, batches_per_epoch as f64);
@@ -138,6 +185,15 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
                 chart_view::show(&app.history, app.planned_epochs, app.steps_per_epoch);
             }
         }
+        WorkerOutput::CheckpointSaved { epoch, bytes: size } => {
+            set_hidden("checkpoint-error", true);
+            set_text("checkpoint-status", &format!("Saved in this browser after epoch {epoch} ({}): a reload or a crash loses nothing.", bytes(size)));
+        }
+        WorkerOutput::CheckpointFailed { message } => {
+            set_text("checkpoint-error", &message);
+            set_hidden("checkpoint-error", false);
+        }
+        WorkerOutput::CheckpointFound { summary } => offer_checkpoint(app, &summary),
         WorkerOutput::Paused => {
             set_text("train-status", "paused");
             refresh_buttons(app);

@@ -23,9 +23,55 @@ use crate::data::decoded::{decode_decoded, encode_decoded};
 use crate::data::manifest::{DatasetManifest, sha256_hex};
 use crate::data::subset::SubsetRule;
 use crate::inference::explain;
-use crate::protocol::{DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
-use crate::training::{TrainingRecipe, TrainingSession, evaluate};
-use crate::weights::{WeightFileInfo, from_safetensors, to_safetensors_async};
+use crate::protocol::{CheckpointSummary, DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
+use crate::training::{Checkpoint, TrainingRecipe, TrainingSession, evaluate};
+use crate::weights::from_safetensors;
+
+#[wasm_bindgen(module = "/www/checkpoint.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = saveCheckpoint, catch)]
+    async fn save_checkpoint_js(bytes: &Uint8Array) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = loadCheckpoint, catch)]
+    async fn load_checkpoint_js() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = deleteCheckpoint, catch)]
+    async fn delete_checkpoint_js() -> Result<JsValue, JsValue>;
+}
+
+/// A storage error in words, naming a full quota as such.
+fn storage_problem(error: JsValue) -> String {
+    let field = |key: &str| Reflect::get(&error, &key.into()).ok().and_then(|value| value.as_string()).unwrap_or_default();
+    match field("name").as_str() {
+        "QuotaExceededError" => "the browser's storage quota for this page is full; free space or download the weights".into(),
+        "NotSupportedError" => "this browser cannot keep files for the page".into(),
+        name => format!("{name}: {}", field("message")),
+    }
+}
+
+/// The checkpoint in browser storage, if there is one.
+async fn stored_checkpoint() -> Result<Option<Checkpoint>, String> {
+    let bytes = load_checkpoint_js().await.map_err(storage_problem)?;
+    if bytes.is_null() || bytes.is_undefined() {
+        return Ok(None);
+    }
+    let checkpoint = Checkpoint::decode(&Uint8Array::new(&bytes).to_vec())
+        .map_err(|error| format!("the saved checkpoint cannot be used ({error})"))?;
+    Ok(Some(checkpoint))
+}
+
+/// Tells the page about a checkpoint left by an earlier visit.
+async fn announce_checkpoint() {
+    match stored_checkpoint().await {
+        Ok(Some(checkpoint)) => post(&WorkerOutput::CheckpointFound { summary: CheckpointSummary::of(&checkpoint) }, None),
+        Ok(None) => {}
+        Err(message) => post(&WorkerOutput::CheckpointFailed { message }, None),
+    }
+}
+
+/// How a training run begins.
+enum Start {
+    Fresh { recipe: TrainingRecipe, weights: Option<Vec<u8>> },
+    FromCheckpoint,
+}
 
 /// Training images the page uses: the reference's first 20,000 records.
 const TRAIN_SUBSET: usize = 20_000;
@@ -97,6 +143,7 @@ pub fn worker_start() {
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget(); // lives as long as the worker
     post(&WorkerOutput::WorkerReady, None);
+    spawn_local(announce_checkpoint());
 }
 
 fn handle(input: WorkerInput, data: &JsValue) {
@@ -117,8 +164,21 @@ fn handle(input: WorkerInput, data: &JsValue) {
             None,
         ),
         WorkerInput::Train { recipe, compute, probe } if !busy => {
-            spawn_local(train(recipe, compute, weights_beside(data), probe));
+            spawn_local(train(Start::Fresh { recipe, weights: weights_beside(data) }, compute, probe));
         }
+        WorkerInput::ResumeTraining { compute, probe } if !busy => spawn_local(train(Start::FromCheckpoint, compute, probe)),
+        WorkerInput::UseCheckpoint => spawn_local(async {
+            match stored_checkpoint().await {
+                Ok(Some(checkpoint)) => post(&WorkerOutput::CheckpointWeights, Some(Uint8Array::from(checkpoint.weights.as_slice()))),
+                Ok(None) => post(&WorkerOutput::CheckpointFailed { message: "the checkpoint is gone".into() }, None),
+                Err(message) => post(&WorkerOutput::CheckpointFailed { message }, None),
+            }
+        }),
+        WorkerInput::DiscardCheckpoint => spawn_local(async {
+            if let Err(error) = delete_checkpoint_js().await {
+                post(&WorkerOutput::CheckpointFailed { message: format!("the checkpoint could not be deleted: {}", storage_problem(error)) }, None);
+            }
+        }),
         WorkerInput::Evaluate { compute } if !busy => match weights_beside(data) {
             Some(weights) => spawn_local(evaluate_weights(weights, compute)),
             None => post(&WorkerOutput::EvaluationFailed { message: "no weights came with the request".into() }, None),
@@ -127,7 +187,7 @@ fn handle(input: WorkerInput, data: &JsValue) {
             &WorkerOutput::EvaluationFailed { message: "the worker is busy; the test set is evaluated after each epoch".into() },
             None,
         ),
-        WorkerInput::Train { .. } => post(
+        WorkerInput::Train { .. } | WorkerInput::ResumeTraining { .. } => post(
             &WorkerOutput::TrainingFailed { message: "a dataset load or training run is already under way".into() },
             None,
         ),
@@ -293,14 +353,14 @@ async fn device_for(compute: ComputePath) -> Result<Device, String> {
     init_device(compute).await
 }
 
-async fn train(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec<u8>>, probe: Vec<u8>) {
+async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {
     STATE.with(|state| {
         let mut state = state.borrow_mut();
         state.training = true;
         state.stop = false;
         state.paused = false;
     });
-    let result = run_training(recipe, compute, weights, probe).await;
+    let result = run_training(start, compute, probe).await;
     STATE.with(|state| state.borrow_mut().training = false);
     match result {
         Ok(stopped_early) => post(&WorkerOutput::Finished { stopped_early }, None),
@@ -308,34 +368,45 @@ async fn train(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec
     }
 }
 
-/// The epoch loop; returns whether the person stopped it early.
-async fn run_training(recipe: TrainingRecipe, compute: ComputePath, weights: Option<Vec<u8>>, probe: Vec<u8>) -> Result<bool, String> {
+/// The epoch loop; returns whether the person stopped it early. After every epoch the run is
+/// checkpointed to browser storage.
+async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Result<bool, String> {
     let dataset = STATE
         .with(|state| state.borrow().dataset.clone())
         .ok_or("load the dataset before training")?;
-    recipe.validate().map_err(|error| error.to_string())?;
     let device = device_for(compute).await?.autodiff();
-    let model = match weights {
-        Some(bytes) => {
-            let (model, info) = from_safetensors(&bytes, &device).map_err(|error| error.to_string())?;
-            if info.config != recipe.preset.config() {
-                return Err("the weights to continue from are of another preset than the recipe".into());
-            }
-            model
-        }
-        None => recipe.preset.config().init(&device),
-    };
     let (train, test) = (dataset.0.clone(), dataset.1.clone());
     drop(dataset);
-    let mut session = TrainingSession::new(recipe.clone(), model, train, test, &device)
-        .map_err(|error| error.to_string())?
-        .with_log_every(5);
+    let mut session = match start {
+        Start::Fresh { recipe, weights } => {
+            recipe.validate().map_err(|error| error.to_string())?;
+            let model = match weights {
+                Some(bytes) => {
+                    let (model, info) = from_safetensors(&bytes, &device).map_err(|error| error.to_string())?;
+                    if info.config != recipe.preset.config() {
+                        return Err("the weights to continue from are of another preset than the recipe".into());
+                    }
+                    model
+                }
+                None => recipe.preset.config().init(&device),
+            };
+            TrainingSession::new(recipe, model, train, test, &device).map_err(|error| error.to_string())?
+        }
+        Start::FromCheckpoint => {
+            let checkpoint = stored_checkpoint().await?.ok_or("there is no checkpoint to resume")?;
+            TrainingSession::resume(&checkpoint, train, test, &device).map_err(|error| error.to_string())?
+        }
+    }
+    .with_log_every(5);
+    let recipe = session.recipe().clone();
     post(
         &WorkerOutput::TrainingStarted {
             compute,
             device: format!("{device:?}"),
             total_steps: session.total_steps(),
             batches_per_epoch: session.batches_per_epoch(),
+            recipe: recipe.clone(),
+            history: session.history().clone(),
         },
         None,
     );
@@ -383,18 +454,21 @@ async fn run_training(recipe: TrainingRecipe, compute: ComputePath, weights: Opt
         let epoch_seconds = now_seconds() - epoch_started - paused_seconds;
         train_seconds += epoch_seconds;
         let metrics = session.finish_epoch(epoch_seconds).await.map_err(|error| error.to_string())?;
-        let info = WeightFileInfo {
-            recipe_json: serde_json::to_string(&recipe).expect("recipes serialise"),
-            epoch: metrics.epoch,
-            metrics_json: serde_json::to_string(session.history()).expect("metrics serialise"),
-            ..WeightFileInfo::new(recipe.preset.config(), Some(recipe.preset))
-        };
-        let bytes = to_safetensors_async(session.last_good_model(), &info).await.map_err(|error| error.to_string())?;
+        // burn reads the optimizer's state synchronously: possible on the CPU, not on WebGPU.
+        let checkpoint = session.checkpoint(compute == ComputePath::Cpu).await.map_err(|error| error.to_string())?;
         let evaluation = session.last_evaluation().cloned().expect("an epoch just finished");
         post(
-            &WorkerOutput::Epoch { metrics, history: session.history().clone(), evaluation },
-            Some(Uint8Array::from(bytes.as_slice())),
+            &WorkerOutput::Epoch { metrics: metrics.clone(), history: session.history().clone(), evaluation },
+            Some(Uint8Array::from(checkpoint.weights.as_slice())),
         );
+        let bytes = checkpoint.encode();
+        match save_checkpoint_js(&Uint8Array::from(bytes.as_slice())).await {
+            Ok(_) => post(&WorkerOutput::CheckpointSaved { epoch: metrics.epoch, bytes: bytes.len() as u64 }, None),
+            Err(error) => post(
+                &WorkerOutput::CheckpointFailed { message: format!("the checkpoint after epoch {} was not saved: {}", metrics.epoch, storage_problem(error)) },
+                None,
+            ),
+        }
     }
     Ok(false)
 }

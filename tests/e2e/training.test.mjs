@@ -131,3 +131,55 @@ test("weights download as one file, a damaged file is refused without change, th
   assert.match(await page.locator("#weights-note").textContent(), /^Loaded vit-tiny-epoch\d+\.safetensors: tiny preset/);
   await page.close();
 });
+
+test("each epoch is checkpointed: after a reload the run resumes, and its weights can be used", async () => {
+  const context = await shared.browser.newContext({ viewport: { width: 1100, height: 1600 } });
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
+  await datasetReady(page);
+  assert.equal(await page.locator("#checkpoint-offer").isHidden(), true, "a fresh browser has no checkpoint");
+  await page.fill("#recipe-form [name=epochs]", "2");
+  await page.fill("#recipe-form [name=batch]", "64");
+  await page.click("#train-start");
+  await page.waitForFunction(() => document.querySelector("#checkpoint-status").textContent.startsWith("Saved in this browser after epoch 1"), null, { timeout: 10 * MINUTES });
+  await page.click("#train-stop");
+  await page.waitForSelector("#train-status:has-text('stopped')", { timeout: 5 * MINUTES });
+
+  // As after a crash: a reload offers the run back.
+  await page.reload();
+  await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
+  assert.match(await page.locator("#checkpoint-text").textContent(), /stopped after epoch 1 of 2 \(tiny preset, test accuracy \d+\.\d%\)\. Resume it, or use its weights/);
+  await datasetReady(page);
+  await page.waitForFunction(() => !document.querySelector("#checkpoint-resume").disabled);
+  await page.click("#checkpoint-resume");
+  await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
+  const epochs = await page.$$eval("#epoch-table tbody tr td:first-child", (cells) => cells.map((cell) => cell.textContent));
+  assert.deepEqual(epochs, ["1", "2"], "epoch 1 from the checkpoint, epoch 2 trained after the reload");
+  assert.equal(await page.locator("#accuracy-chart").getAttribute("data-points"), "4");
+
+  await page.reload();
+  await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
+  assert.match(await page.locator("#checkpoint-text").textContent(), /finished after epoch 2 of 2/);
+  assert.equal(await page.locator("#checkpoint-resume").isHidden(), true, "a finished run has nothing to resume");
+  await page.click("#checkpoint-use");
+  await page.waitForFunction(() => document.querySelector("#weights-note").textContent.startsWith("From the saved checkpoint: tiny preset, 2 epochs"));
+  assert.equal(await page.locator("#accuracy-chart").getAttribute("data-points"), "4", "the curves come back with the weights");
+  await context.close();
+});
+
+test("a full storage quota is reported, and training goes on", async () => {
+  const context = await shared.browser.newContext();
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await page.goto(`${shared.server.url}${SMALL}`);
+  await datasetReady(page);
+  await cdp.send("Storage.overrideQuotaForOrigin", { origin: shared.server.url.replace(/\/$/, ""), quotaSize: 64 * 1024 });
+  await page.fill("#recipe-form [name=epochs]", "1");
+  await page.fill("#recipe-form [name=batch]", "64");
+  await page.click("#train-start");
+  await page.waitForSelector("#checkpoint-error:not([hidden])", { timeout: 10 * MINUTES });
+  assert.match(await page.locator("#checkpoint-error").textContent(), /after epoch 1 was not saved: the browser's storage quota for this page is full/);
+  await page.waitForSelector("#train-status:has-text('finished')", { timeout: 5 * MINUTES });
+  assert.match(await page.locator("#weights-note").textContent(), /Trained in this page/, "the trained weights still reach the page");
+  await context.close();
+});
