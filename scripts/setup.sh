@@ -87,3 +87,16 @@ if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "0.21.14" ]; then
     log "cargo install trunk 0.21.14 (a few minutes)"
     cargo_install trunk 0.21.14
 fi
+
+# --- PyTorch, for the weight-format cross-check (tests only: scripts/test.sh sets WITH_TORCH) ---
+# Debian's CPU-only torch (about 150 MB to download) rather than PyPI's, which brings 3 GB of
+# CUDA libraries; safetensors is not packaged, so a venv on top of the system site-packages.
+[ -n "${WITH_TORCH:-}" ] || return 0 2>/dev/null || exit 0
+apt_install python3-torch python3-venv
+export TORCH_PYTHON="$tools/torch-venv/bin/python"
+if ! "$TORCH_PYTHON" -c 'import torch, safetensors' 2>/dev/null; then
+    log "Python venv with Debian's torch and safetensors"
+    rm -rf "$tools/torch-venv"
+    /usr/bin/python3 -m venv --system-site-packages "$tools/torch-venv"
+    "$tools/torch-venv/bin/pip" install -q safetensors
+fi

@@ -404,3 +404,39 @@ fn writes_the_pytorch_cross_check_when_asked() {
     std::fs::write(dir.join("expected.json"), expected.to_string()).expect("expected.json written");
     println!("wrote {}", dir.display());
 }
+
+/// The other direction of `tests/python/check_pytorch_load.py`: a reference model saved by
+/// PyTorch with the docs' snippet loads here and gives PyTorch's logits. Runs only when asked
+/// (scripts/test.sh does, after the Python check wrote the files).
+#[test]
+fn loads_the_pytorch_state_dict_when_asked() {
+    let Some(dir) = std::env::var_os("PYTORCH_CHECK_DIR").map(std::path::PathBuf::from) else { return };
+    let bytes = std::fs::read(dir.join("reference.safetensors")).expect("tests/python/check_pytorch_load.py wrote reference.safetensors");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("reference_expected.json")).expect("expected logits written"))
+            .expect("valid JSON");
+    let device = Device::flex();
+    let (model, info) = from_safetensors(&bytes, &device).expect("a PyTorch state_dict loads");
+    assert_eq!(info.preset, Some(Preset::Tiny), "the config is read off the shapes");
+    assert_eq!(info.epoch, 0, "a plain state_dict has no training metadata");
+    let input: Vec<f32> = serde_json::from_value(expected["input"].clone()).unwrap();
+    let want: Vec<f32> = serde_json::from_value(expected["logits"].clone()).unwrap();
+    let images = images_tensor(input, 2, &info.config, &device);
+    let got = model.forward(images).into_data().try_to_vec::<f32>().unwrap();
+    for (got, want) in got.iter().zip(&want) {
+        assert!((got - want).abs() <= 1e-4 * want.abs().max(1.0), "ours {got}, PyTorch {want}");
+    }
+}
+
+/// Writes weight files the page's end-to-end tests upload (scripts/e2e.sh asks for them):
+/// a freshly initialised small-preset model, to switch the page's preset.
+#[test]
+fn writes_e2e_fixtures_when_asked() {
+    let Some(dir) = std::env::var_os("E2E_FIXTURES_DIR").map(std::path::PathBuf::from) else { return };
+    std::fs::create_dir_all(&dir).expect("E2E_FIXTURES_DIR can be created");
+    let device = Device::flex();
+    device.seed(3);
+    let model = VitConfig::small().init(&device);
+    let bytes = to_safetensors(&model, &WeightFileInfo::new(VitConfig::small(), Some(Preset::Small))).expect("a small model writes");
+    std::fs::write(dir.join("vit-small-fresh.safetensors"), bytes).expect("fixture written");
+}

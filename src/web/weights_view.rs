@@ -48,6 +48,12 @@ pub fn adopt(app: &SharedApp, bytes: Vec<u8>, origin: &str) -> Result<WeightFile
         chart_view::show(&app.history, planned, app.steps_per_epoch);
     }
     show_model_summary(info.preset.map(|preset| preset.name()).unwrap_or("custom"), &info.config, info.config.parameter_count());
+    // Training continues with the loaded model's preset unless the person picks another.
+    if let Some(preset) = info.preset
+        && let Some(select) = dom::document().query_selector("#recipe-form [name=preset]").ok().flatten()
+    {
+        let _ = js_sys::Reflect::set(&select, &"value".into(), &preset.name().into());
+    }
     set_text("weights-note", &format!("{origin}: {}.", describe(&info)));
     show_problem("");
     Ok(info)

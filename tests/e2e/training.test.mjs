@@ -132,6 +132,21 @@ test("weights download as one file, a damaged file is refused without change, th
   await page.close();
 });
 
+test("a weight file of the other preset switches the page to that preset", { skip: !process.env.E2E_FIXTURES_DIR && "E2E_FIXTURES_DIR is not set" }, async () => {
+  const page = await shared.browser.newPage();
+  await page.goto(`${shared.server.url}?compute=cpu`);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 5 * MINUTES });
+  assert.equal(await page.locator("#recipe-form [name=preset]").inputValue(), "tiny");
+  const before = await page.locator("#attention-caption").textContent();
+  await page.setInputFiles("#weights-input", join(process.env.E2E_FIXTURES_DIR, "vit-small-fresh.safetensors"));
+  await page.waitForFunction(() => document.querySelector("#model-summary").textContent.startsWith("small preset"));
+  assert.match(await page.locator("#model-summary").textContent(), /small preset · 3,195,146 parameters/);
+  assert.equal(await page.locator("#recipe-form [name=preset]").inputValue(), "small", "training would continue on the small preset");
+  assert.match(await page.locator("#weights-note").textContent(), /^Loaded vit-small-fresh\.safetensors: small preset, 0 epochs/);
+  assert.equal(await page.locator("#attention-caption").textContent(), before, "the same picture, explained by the new model");
+  await page.close();
+});
+
 test("each epoch is checkpointed: after a reload the run resumes, and its weights can be used", async () => {
   const context = await shared.browser.newContext({ viewport: { width: 1100, height: 1600 } });
   const page = await context.newPage();

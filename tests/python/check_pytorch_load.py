@@ -1,15 +1,20 @@
-"""Loads a weight file written by vit-web into the PyTorch reference ViT and compares logits.
+"""Runs docs/weights.md's PyTorch snippets against real PyTorch, both ways.
 
     PYTORCH_CHECK_DIR=/tmp/vit-check cargo test --test weights writes_the_pytorch_cross_check
     python3 tests/python/check_pytorch_load.py /tmp/vit-check/weights.safetensors /tmp/vit-check/expected.json
+    PYTORCH_CHECK_DIR=/tmp/vit-check cargo test --test weights loads_the_pytorch_state_dict
 
-Needs torch and safetensors. Exit code 0 when load_state_dict(strict=True) takes every tensor and
-the logits agree within 1e-4 x max(1, |logit|) (the bar tests/parity.rs sets); 1 otherwise.
+1. Our weight file into the reference ViT with the "Loading our file in PyTorch" snippet
+   (load_state_dict(strict=True)); its logits must agree with ours within 1e-4 x max(1, |logit|)
+   (the bar tests/parity.rs sets).
+2. A reference ViT with random weights saved with the "Saving a reference model for the page"
+   snippet, beside its logits, for tests/weights.rs to load into our model and compare.
+
+Needs torch and safetensors. Exit code 0 when the first check passes and the second wrote its
+files; 1 otherwise.
 """
-import json, sys
+import json, os, pathlib, sys, types
 import torch, torch.nn as nn
-from safetensors import safe_open
-from safetensors.torch import load_file
 
 TOLERANCE = 1e-4
 
@@ -41,32 +46,75 @@ class ViT(nn.Module):
         return s.head(s.norm(s.blocks(x))[:, 0])
 
 
-def main(weights_path, expected_path):
-    with safe_open(weights_path, framework="pt") as f:
-        metadata = f.metadata() or {}
-    config = json.loads(metadata["config"]) if "config" in metadata else {}
-    if config.get("image_size", 32) != 32 or config.get("channels", 3) != 3:
-        print(f"the reference only takes 3x32x32 images; this file is for {config}")
-        return 1
-    model = ViT(p=config.get("patch_size", 4), d=config.get("embed_dim", 128), L=config.get("depth", 4),
-                h=config.get("heads", 4), mlp=config.get("mlp_dim", 256), nc=config.get("classes", 10))
-    try:
-        model.load_state_dict(load_file(weights_path), strict=True)
-    except RuntimeError as error:
-        print(f"load_state_dict refused the file: {error}")
-        return 1
-    model.eval()
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "weights.md"
+SHARED_REFERENCE = pathlib.Path(__file__).resolve().parents[3] / "shared" / "reference"
 
+
+def docs_snippet(heading):
+    """The first ```python block under `## heading` in docs/weights.md: the code users copy."""
+    text = DOCS.read_text()
+    section = text.split(f"## {heading}\n", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def provide_reference_module():
+    """The snippets import the reference script; use ../shared/reference's where it is beside
+    the clone, else the identical architecture above."""
+    if (SHARED_REFERENCE / "torch_vit_reference.py").exists():
+        sys.path.insert(0, str(SHARED_REFERENCE))
+    else:
+        module = types.ModuleType("torch_vit_reference")
+        module.ViT = ViT
+        sys.modules["torch_vit_reference"] = module
+
+
+def compare(got, want):
+    excess = ((got - want).abs() - TOLERANCE * want.abs().clamp(min=1.0)).max().item()
+    return dict(max_abs_diff=(got - want).abs().max().item(), tolerance=TOLERANCE, ok=excess <= 0)
+
+
+def main(weights_path, expected_path):
+    provide_reference_module()
     with open(expected_path) as f:
         expected = json.load(f)
     images = torch.tensor(expected["input"], dtype=torch.float32).reshape(expected["input_shape"])
     want = torch.tensor(expected["logits"], dtype=torch.float32).reshape(expected["logits_shape"])
+
+    # 1. Our file into PyTorch, with the documented snippet.
+    snippet = docs_snippet("Loading our file in PyTorch")
+    scope = {}
+    try:
+        exec(snippet.replace('path = "vit-tiny.safetensors"', f"path = {str(weights_path)!r}"), scope)
+    except RuntimeError as error:
+        print(f"load_state_dict refused the file: {error}")
+        return 1
     with torch.no_grad():
-        got = model(images)
-    excess = ((got - want).abs() - TOLERANCE * want.abs().clamp(min=1.0)).max().item()
-    result = dict(max_abs_diff=(got - want).abs().max().item(), tolerance=TOLERANCE, ok=excess <= 0)
-    print(json.dumps(result))
-    return 0 if result["ok"] else 1
+        loaded = compare(scope["model"](images), want)
+    print(json.dumps(dict(direction="our file -> PyTorch", **loaded)))
+
+    # 2. A PyTorch model into our format, with the documented snippet; tests/weights.rs then
+    #    loads reference.safetensors and compares its logits with reference_expected.json.
+    torch.manual_seed(0)
+    model = scope["ViT"]()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))  # no zero [CLS] or unit LayerNorm
+    model.eval()
+    out_dir = pathlib.Path(weights_path).parent
+    saved = docs_snippet("Saving a reference model for the page")
+    cwd = os.getcwd()
+    os.chdir(out_dir)
+    try:
+        exec(saved, {"model": model})
+    finally:
+        os.chdir(cwd)
+    with torch.no_grad():
+        logits = model(images)
+    (out_dir / "reference_expected.json").write_text(json.dumps(dict(
+        input_shape=expected["input_shape"], input=expected["input"],
+        logits_shape=list(logits.shape), logits=logits.flatten().tolist())))
+    print(f"wrote {out_dir / 'reference.safetensors'} and reference_expected.json for tests/weights.rs")
+    return 0 if loaded["ok"] else 1
 
 
 if __name__ == "__main__":
