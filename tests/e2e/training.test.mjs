@@ -73,8 +73,15 @@ test("a short run trains in the worker, can pause and resume, and updates the pa
   const pausedAt = await page.locator("#step-text").textContent();
   await page.waitForTimeout(1500);
   assert.equal(await page.locator("#step-text").textContent(), pausedAt, "no steps while paused");
-  if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/training.png`, fullPage: true });
   await page.click("#train-resume");
+  if (SCREENSHOTS) {
+    // During the second epoch: the first epoch's figures and the probe's attention are drawn.
+    await page.waitForFunction(() => document.querySelectorAll("#epoch-table tbody tr").length === 1, null, { timeout: 10 * MINUTES });
+    await page.waitForSelector("#probe-canvas[data-step]");
+    await page.locator("#train-title").scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.querySelector("#train-title").scrollIntoView());
+    await page.screenshot({ path: `${SCREENSHOTS}/training.png` });
+  }
 
   await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
   const rows = await page.$$eval("#epoch-table tbody tr", (rows) => rows.map((row) => row.textContent));

@@ -22,7 +22,7 @@ async function waitForPicture(page, name) {
 }
 
 test("a real photograph through the file input: top five, the 32×32 input and a non-uniform attention overlay", { skip: !PHOTO && "TEST_PHOTO is not set" }, async () => {
-  const page = await openPage(SMALL);
+  const page = await openPage(SMALL, { viewport: { width: 1100, height: 1000 } });
   await assertTopFive(page);
   await page.setInputFiles("#photo-input", PHOTO);
   await waitForPicture(page, "Kleiber_by_Lukas_Baubkus.jpg");
@@ -52,7 +52,8 @@ test("a real photograph through the file input: top five, the 32×32 input and a
   if (SCREENSHOTS) {
     await page.selectOption("#head-select", "mean");
     await page.click("#attention-views button[data-view=rollout]");
-    await page.locator("#photo-card").screenshot({ path: `${SCREENSHOTS}/photo.png` });
+    await page.evaluate(() => document.querySelector("#photo-card").scrollIntoView());
+    await page.screenshot({ path: `${SCREENSHOTS}/upload.png` });
   }
   assert.deepEqual(page.errors, []);
   await page.close();
