@@ -258,10 +258,10 @@ async fn start_camera() -> Result<(), String> {
         .unchecked_into();
     let video = camera_video();
     let _ = Reflect::set(&video, &"srcObject".into(), &stream); // web-sys would need HtmlMediaElement
-    if let Ok(play) = Reflect::get(&video, &"play".into()).and_then(|play| play.dyn_into::<Function>()) {
-        if let Ok(promise) = play.call0(&video) {
-            let _ = JsFuture::from(js_sys::Promise::from(promise)).await;
-        }
+    if let Ok(play) = Reflect::get(&video, &"play".into()).and_then(|play| play.dyn_into::<Function>())
+        && let Ok(promise) = play.call0(&video)
+    {
+        let _ = JsFuture::from(js_sys::Promise::from(promise)).await;
     }
     set_hidden("camera-video", false);
     set_hidden("camera-capture", false);

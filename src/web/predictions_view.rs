@@ -111,7 +111,7 @@ pub fn draw_matrix(matrix: &ConfusionMatrix) {
         context.set_text_align("right");
         context.set_text_baseline("middle");
         let _ = context.fill_text(name, left - 6.0, top + middle);
-        let _ = context.save();
+        context.save();
         let _ = context.translate(left + middle, top - 6.0);
         let _ = context.rotate(-std::f64::consts::FRAC_PI_4);
         context.set_text_align("left");

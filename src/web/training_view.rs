@@ -38,6 +38,12 @@ fn read_form() -> RecipeForm {
     }
 }
 
+fn clear_epoch_table() {
+    if let Some(body) = element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten() {
+        body.set_inner_html("");
+    }
+}
+
 fn button(id: &str) -> HtmlButtonElement {
     element(id)
 }
@@ -58,7 +64,7 @@ pub fn wire(app: &SharedApp) {
             (app.compute, app.probe.clone())
         };
         set_hidden("checkpoint-offer", true);
-        element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten().map(|body| body.set_inner_html(""));
+        clear_epoch_table();
         set_text("train-status", "resuming…");
         refresh_buttons(app);
         send(app, &WorkerInput::ResumeTraining { compute, probe }, None);
@@ -90,7 +96,7 @@ fn start(app: &SharedApp) {
         }
     };
     set_hidden("recipe-error", true);
-    element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten().map(|body| body.set_inner_html(""));
+    clear_epoch_table();
     let (compute, probe) = {
         let mut app = app.borrow_mut();
         app.training = true;

@@ -101,15 +101,19 @@ pub fn wire(app: &SharedApp) {
 
 /// Saves the current model as one safetensors file.
 async fn download(app: &SharedApp) -> Result<(), String> {
-    let (bytes, name) = {
+    // Nothing borrowed across the readback: an epoch's weights may arrive meanwhile.
+    let saved = {
         let app = app.borrow();
         match (&app.weights, &app.weights_info) {
-            (Some(bytes), Some(info)) => (bytes.clone(), file_name(info)),
-            _ => {
-                let info = WeightFileInfo::new(app.config.clone(), preset_of(&app.config));
-                let bytes = to_safetensors_async(&app.model, &info).await.map_err(|error| error.to_string())?;
-                (bytes, file_name(&info))
-            }
+            (Some(bytes), Some(info)) => Ok((bytes.clone(), file_name(info))),
+            _ => Err((app.model.clone(), WeightFileInfo::new(app.config.clone(), preset_of(&app.config)))),
+        }
+    };
+    let (bytes, name) = match saved {
+        Ok(saved) => saved,
+        Err((model, info)) => {
+            let bytes = to_safetensors_async(&model, &info).await.map_err(|error| error.to_string())?;
+            (bytes, file_name(&info))
         }
     };
     let parts = Array::of1(&Uint8Array::from(bytes.as_slice()));
