@@ -9,4 +9,21 @@ cargo run --quiet --profile bench-native --bin bench -- --archive "$CIFAR10_ARCH
 [ -f www/data/small/manifest.json ] || cargo run --quiet --bin prepare-data -- \
     --archive "$CIFAR10_ARCHIVE" --out www/data/small --count 512 --test-count 500
 trunk build --release --offline
+wasm=dist/vit-web_bg.wasm
+echo "{\"bench\":\"wasm_size\",\"raw_bytes\":$(wc -c < "$wasm"),\"gzip_bytes\":$(gzip -9 -c "$wasm" | wc -c)}"
 (cd tests/e2e && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; } && node bench.mjs)
+
+# The learning curve in the page against the native trainer on the same 2,000 + 1,000 images and
+# recipe (the reference's, at batch 64), with the worker's wasm memory after every epoch.
+# CURVE_EPOCHS=0 skips it (about 10 minutes in the page on two cores).
+curve_epochs=${CURVE_EPOCHS:-10}
+if [ "$curve_epochs" -gt 0 ]; then
+    [ -f www/data/curve/manifest.json ] || cargo run --quiet --bin prepare-data -- \
+        --archive "$CIFAR10_ARCHIVE" --out www/data/curve --count 2000 --test-count 1000
+    trunk build --release --offline
+    metrics=$(mktemp)
+    cargo run --quiet --profile bench-native --bin train -- --dataset www/data/curve/cifar10-2000.vitdata \
+        --epochs "$curve_epochs" --batch 64 --metrics "$metrics" >&2
+    python3 -c 'import json,sys; [print(json.dumps(dict(bench="native_curve", batch=64, **e))) for e in json.load(open(sys.argv[1]))["epochs"]]' "$metrics"
+    (cd tests/e2e && node curve.mjs data/curve/manifest.json "$curve_epochs" 64)
+fi

@@ -100,3 +100,23 @@ fn a_resumed_run_takes_the_same_next_steps_as_one_that_went_straight_through() {
     assert_eq!(losses[0], expected[0]);
     assert_ne!(losses[1], expected[1]);
 }
+
+#[test]
+fn a_loss_that_is_not_finite_stops_the_run_with_a_message() {
+    use burn::module::Param;
+    use burn::tensor::Tensor;
+    use vit_web::training::TrainingError;
+    let device = Device::flex().autodiff();
+    let recipe = TrainingRecipe { epochs: 1, batch_size: 16, ..TrainingRecipe::default() };
+    let mut model = VitConfig::tiny().init(&device);
+    // A diverged parameter: every logit, and so the loss, becomes NaN.
+    model.head.bias = Some(Param::from_tensor(Tensor::full([10], f32::NAN, &device)));
+    let mut session =
+        TrainingSession::new(recipe, model, random_set(40, 1), random_set(24, 2), &device).unwrap().with_log_every(1);
+    let error = pollster::block_on(session.step()).expect_err("a NaN loss stops training");
+    assert!(matches!(error, TrainingError::NotFinite { epoch: 1, value } if value.is_nan()), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "the loss became NaN at epoch 1: training stopped, the weights of the last good epoch are kept"
+    );
+}

@@ -1,12 +1,22 @@
 // Photo decoding with the browser's own codecs (JPEG, PNG, WebP, GIF's first frame, BMP, …).
-// createImageBitmap decodes and resamples off the main thread, so a 50-megapixel photo never
-// holds up the page; web-sys lacks ImageBitmapOptions, hence this small module.
+// Files are decoded and resampled by createImageBitmap in a small worker of their own (this
+// same module, started under the name below), so even a 50-megapixel photo never holds up the
+// page; camera frames, small and not transferable, are done in place. web-sys lacks
+// ImageBitmapOptions, hence JavaScript.
+const WORKER_NAME = "vit-photo-decoder";
 
 // Decodes `source` (a Blob, or a <video> for its current frame) and returns its size, its
 // centred square resampled to `side`×`side`, and a preview of the whole picture at most
-// `previewMax` pixels on its longer side. Rejects with a readable message when the source is not
-// a decodable image.
+// `previewMax` pixels on its longer side (both ImageBitmaps). Rejects with a readable message
+// when the source is not a decodable image.
 export async function decodeCentreSquare(source, side, previewMax) {
+  if (source instanceof Blob && typeof Worker !== "undefined") {
+    return inWorker(source, side, previewMax);
+  }
+  return decode(source, side, previewMax);
+}
+
+async function decode(source, side, previewMax) {
   let full;
   try {
     full = await createImageBitmap(source);
@@ -30,4 +40,37 @@ export async function decodeCentreSquare(source, side, previewMax) {
   } finally {
     full.close();
   }
+}
+
+let decoder = null;
+let nextId = 0;
+const pending = new Map();
+
+function inWorker(blob, side, previewMax) {
+  if (!decoder) {
+    decoder = new Worker(new URL(import.meta.url), { type: "module", name: WORKER_NAME });
+    decoder.onmessage = ({ data }) => {
+      const request = pending.get(data.id);
+      pending.delete(data.id);
+      if (data.error) request.reject(new Error(data.error));
+      else request.resolve(data.result);
+    };
+  }
+  const id = ++nextId;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    decoder.postMessage({ id, blob, side, previewMax });
+  });
+}
+
+// Inside the decoder worker (and only there: the training worker imports this module too).
+if (typeof document === "undefined" && globalThis.name === WORKER_NAME) {
+  globalThis.onmessage = async ({ data: { id, blob, side, previewMax } }) => {
+    try {
+      const result = await decode(blob, side, previewMax);
+      globalThis.postMessage({ id, result }, [result.square, result.preview]);
+    } catch (error) {
+      globalThis.postMessage({ id, error: error.message });
+    }
+  };
 }

@@ -254,8 +254,8 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
             dataset_view::show_failed(&message);
             training_view::refresh_buttons(app);
         }
-        WorkerOutput::Epoch { metrics, history, evaluation } => {
-            training_view::show_epoch(&metrics, &history);
+        WorkerOutput::Epoch { metrics, evaluation, heap_bytes } => {
+            training_view::show_epoch(&metrics, Some(heap_bytes));
             if let Some(bytes) = bytes {
                 match weights_view::adopt(app, bytes, "Trained in this page") {
                     Ok(_) => weights_changed(app),

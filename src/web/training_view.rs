@@ -150,7 +150,7 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
     match output {
         WorkerOutput::TrainingStarted { compute, total_steps, batches_per_epoch, recipe, history, .. } => {
             for metrics in &history.epochs {
-                show_epoch(metrics, &history);
+                show_epoch(metrics, None);
             }
             let on = match compute {
                 ComputePath::WebGpu => "WebGPU",
@@ -223,9 +223,13 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
     }
 }
 
-pub fn show_epoch(metrics: &EpochMetrics, _history: &MetricsHistory) {
+/// One row of the epoch table; `heap_bytes` is the worker's wasm memory after the epoch (unknown
+/// for epochs restored from a checkpoint).
+pub fn show_epoch(metrics: &EpochMetrics, heap_bytes: Option<u64>) {
+    let heap = heap_bytes.map(bytes).unwrap_or_else(|| "–".into());
     let row = format!(
-        "<tr><td>{}</td><td>{:.4}</td><td>{:.1}%</td><td>{:.4}</td><td>{:.1}%</td><td>{:.1}</td></tr>",
+        r#"<tr data-heap-bytes="{}"><td>{}</td><td>{:.4}</td><td>{:.1}%</td><td>{:.4}</td><td>{:.1}%</td><td>{:.1}</td><td>{heap}</td></tr>"#,
+        heap_bytes.unwrap_or(0),
         metrics.epoch,
         metrics.train_loss,
         100.0 * metrics.train_accuracy,

@@ -117,6 +117,11 @@ fn post(output: &WorkerOutput, payload: Option<Uint8Array>) {
     }
 }
 
+/// The size of this worker's wasm memory: what the heap has grown to.
+fn heap_bytes() -> u64 {
+    wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64
+}
+
 fn now_seconds() -> f64 {
     js_sys::Date::now() / 1000.0
 }
@@ -364,7 +369,11 @@ async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {
     STATE.with(|state| state.borrow_mut().training = false);
     match result {
         Ok(stopped_early) => post(&WorkerOutput::Finished { stopped_early }, None),
-        Err(message) => post(&WorkerOutput::TrainingFailed { message }, None),
+        Err(message) => {
+            post(&WorkerOutput::TrainingFailed { message }, None);
+            // A diverged run or a lost device: offer to continue from the last saved epoch.
+            announce_checkpoint().await;
+        }
     }
 }
 
@@ -458,7 +467,7 @@ async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Res
         let checkpoint = session.checkpoint(compute == ComputePath::Cpu).await.map_err(|error| error.to_string())?;
         let evaluation = session.last_evaluation().cloned().expect("an epoch just finished");
         post(
-            &WorkerOutput::Epoch { metrics: metrics.clone(), history: session.history().clone(), evaluation },
+            &WorkerOutput::Epoch { metrics: metrics.clone(), evaluation, heap_bytes: heap_bytes() },
             Some(Uint8Array::from(checkpoint.weights.as_slice())),
         );
         let bytes = checkpoint.encode();
