@@ -22,8 +22,9 @@ if [ "$curve_epochs" -gt 0 ]; then
         --archive "$CIFAR10_ARCHIVE" --out www/data/curve --count 2000 --test-count 1000
     trunk build --release --offline
     metrics=$(mktemp)
-    cargo run --quiet --profile bench-native --bin train -- --dataset www/data/curve/cifar10-2000.vitdata \
-        --epochs "$curve_epochs" --batch 64 --metrics "$metrics" >&2
+    asset=www/data/curve/$(python3 -c 'import json; print(json.load(open("www/data/curve/manifest.json"))["file"])')
+    cargo run --quiet --profile bench-native --bin train -- --dataset "$asset" \
+        --train-images 2000 --test-images 1000 --epochs "$curve_epochs" --batch 64 --metrics "$metrics" >&2
     python3 -c 'import json,sys; [print(json.dumps(dict(bench="native_curve", batch=64, **e))) for e in json.load(open(sys.argv[1]))["epochs"]]' "$metrics"
     (cd tests/e2e && node curve.mjs data/curve/manifest.json "$curve_epochs" 64)
 fi
