@@ -75,6 +75,55 @@ test("a non-image is refused with a message and nothing else changes", async () 
   await page.close();
 });
 
+/** A 24-bit BMP of `width`×`height` pixels in two colours, built by hand (canvases cannot write BMP). */
+function bmp(width, height) {
+  const row = Math.ceil((3 * width) / 4) * 4;
+  const file = Buffer.alloc(54 + row * height);
+  file.write("BM", 0);
+  file.writeUInt32LE(file.length, 2);
+  file.writeUInt32LE(54, 10);
+  file.writeUInt32LE(40, 14);
+  file.writeInt32LE(width, 18);
+  file.writeInt32LE(height, 22);
+  file.writeUInt16LE(1, 26);
+  file.writeUInt16LE(24, 28);
+  file.writeUInt32LE(row * height, 34);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const [b, g, r] = x < width / 2 ? [200, 120, 40] : [40, 180, 90];
+      file.set([b, g, r], 54 + y * row + 3 * x);
+    }
+  }
+  return file;
+}
+
+test("WebP, GIF and BMP pictures are classified too", async () => {
+  const page = await openPage(SMALL);
+  await assertTopFive(page);
+  const webp = Buffer.from(await page.evaluate(async () => {
+    const canvas = new OffscreenCanvas(320, 240);
+    const context = canvas.getContext("2d");
+    context.fillStyle = "#36c"; context.fillRect(0, 0, 320, 240);
+    context.fillStyle = "#fc3"; context.beginPath(); context.arc(160, 120, 80, 0, 7); context.fill();
+    return [...new Uint8Array(await (await canvas.convertToBlob({ type: "image/webp" })).arrayBuffer())];
+  }));
+  // The smallest GIF there is: one white pixel.
+  const gif = Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64");
+  const files = [
+    { name: "circle.webp", mimeType: "image/webp", buffer: webp, size: "320×240" },
+    { name: "pixel.gif", mimeType: "image/gif", buffer: gif, size: "1×1" },
+    { name: "stripes.bmp", mimeType: "image/bmp", buffer: bmp(48, 30), size: "48×30" },
+  ];
+  for (const { size, ...file } of files) {
+    await page.setInputFiles("#photo-input", file);
+    await waitForPicture(page, file.name);
+    assert.ok((await page.locator("#photo-size").textContent()).startsWith(size), `${file.name} is ${size}`);
+    await assertTopFive(page);
+    assert.equal(await page.locator("#photo-error").isHidden(), true, file.name);
+  }
+  await page.close();
+});
+
 test("a 50-megapixel picture, dropped on the card, is classified while the page keeps drawing frames", async () => {
   const page = await openPage(SMALL);
   await assertTopFive(page);
