@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use burn::module::Module;
 use burn::tensor::{Device, Int, Tensor};
 
@@ -22,8 +24,9 @@ const EVALUATION_BATCH: usize = 500;
 pub struct TrainingSession {
     recipe: TrainingRecipe,
     trainer: Trainer,
-    train: ImageSet,
-    test: ImageSet,
+    /// Shared, not copied: the browser's worker keeps the dataset across runs.
+    train: Arc<ImageSet>,
+    test: Arc<ImageSet>,
     shuffler: EpochShuffler,
     order: Vec<usize>,
     /// 0-based epoch in progress.
@@ -75,10 +78,11 @@ impl TrainingSession {
     pub fn new(
         recipe: TrainingRecipe,
         model: VisionTransformer,
-        train: ImageSet,
-        test: ImageSet,
+        train: impl Into<Arc<ImageSet>>,
+        test: impl Into<Arc<ImageSet>>,
         device: &Device,
     ) -> Result<Self, RecipeError> {
+        let (train, test) = (train.into(), test.into());
         recipe.validate()?;
         if train.is_empty() {
             return Err(RecipeError { field: "training set", problem: "holds no images".into() });
@@ -113,7 +117,13 @@ impl TrainingSession {
     /// Continues a checkpointed run with the next epoch: the same batches, learning rate and, when
     /// the checkpoint holds the trainer's state, the same AdamW moments, so the next step's loss
     /// is the one the saved run would have had. `device` must be an autodiff device.
-    pub fn resume(checkpoint: &Checkpoint, train: ImageSet, test: ImageSet, device: &Device) -> Result<Self, TrainingError> {
+    pub fn resume(
+        checkpoint: &Checkpoint,
+        train: impl Into<Arc<ImageSet>>,
+        test: impl Into<Arc<ImageSet>>,
+        device: &Device,
+    ) -> Result<Self, TrainingError> {
+        let train: Arc<ImageSet> = train.into();
         let recipe = checkpoint.recipe.clone();
         let config = recipe.preset.config();
         let total_steps = recipe.total_steps(train.len());
