@@ -205,3 +205,47 @@ test("a full storage quota is reported, and training goes on", async () => {
   assert.match(await page.locator("#weights-note").textContent(), /Trained in this page/, "the trained weights still reach the page");
   await context.close();
 });
+
+test("a diverging run stops with a message, keeps the page's weights and offers its last checkpoint again", async () => {
+  const context = await shared.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
+  await datasetReady(page);
+  // A checkpoint after epoch 1 whose head weights are 3e38, just below f32's largest: finite, so
+  // the file loads, but the head's sums overflow and the next logged loss is not a number.
+  await page.evaluate(async () => {
+    const weights = new Uint8Array(await (await fetch("weights/vit-tiny.safetensors")).arrayBuffer());
+    const headerLength = Number(new DataView(weights.buffer).getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(weights.subarray(8, 8 + headerLength)));
+    const [start, end] = header["head.weight"].data_offsets;
+    new Float32Array(weights.buffer, 8 + headerLength + start, (end - start) / 4).fill(3e38);
+    const recipe = { preset: "tiny", epochs: 2, batch_size: 64, augment: "Flip", seed: 0,
+      optimizer: { learning_rate: 0.001, weight_decay: 0.05, warmup_steps: 0, label_smoothing: 0 } };
+    const epoch = { epoch: 1, train_loss: 2, train_accuracy: 0.2, test_loss: 2, test_accuracy: 0.2, train_seconds: 10, images_per_second: 50 };
+    const json = new TextEncoder().encode(JSON.stringify({ recipe, epochs_done: 1, step: 8,
+      history: { epochs: [epoch], steps: [] }, smoothed: { count: 0, average: 0 },
+      weights_bytes: weights.length, model_bytes: 0, optimizer_bytes: 0 }));
+    const file = new Uint8Array(16 + json.length + weights.length);
+    file.set(new TextEncoder().encode("VITCKPT1"));
+    new DataView(file.buffer).setBigUint64(8, BigInt(json.length), true);
+    file.set(json, 16);
+    file.set(weights, 16 + json.length);
+    const handle = await (await navigator.storage.getDirectory()).getFileHandle("training-checkpoint.vitckpt", { create: true });
+    const writable = await handle.createWritable();
+    await writable.write(file);
+    await writable.close();
+  });
+  await page.reload();
+  await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
+  await datasetReady(page);
+  const weightsNote = await page.locator("#weights-note").textContent();
+  await page.waitForFunction(() => !document.querySelector("#checkpoint-resume").disabled);
+  await page.click("#checkpoint-resume");
+  await page.waitForSelector("#train-status:has-text('failed')", { timeout: 5 * MINUTES });
+  assert.match(await page.locator("#error").textContent(), /the loss became (NaN|inf) at epoch 2: training stopped, the weights of the last good epoch are kept/);
+  assert.equal(await page.locator("#weights-note").textContent(), weightsNote, "the page's model is unchanged");
+  await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: MINUTES });
+  assert.match(await page.locator("#checkpoint-text").textContent(), /stopped after epoch 1 of 2/);
+  assert.equal(await page.locator("#train-start").isEnabled(), true, "a new run can start");
+  await context.close();
+});
