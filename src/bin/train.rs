@@ -33,9 +33,8 @@ mod native {
     use vit_web::data::asset::decode_asset;
     use vit_web::data::cifar::{CifarDataset, read_archive_file};
     use vit_web::data::subset::SubsetRule;
-    use vit_web::model::VitConfig;
     use vit_web::training::{TrainingRecipe, TrainingSession};
-    use vit_web::weights::{WeightFileInfo, to_safetensors};
+    use vit_web::weights::to_safetensors;
 
     const USAGE: &str = "usage: train (--archive PATH | --dataset FILE.vitdata) [--out FILE.safetensors] [--epochs N] [--batch N] [--lr X] \
         [--weight-decay X] [--warmup N] [--label-smoothing X] [--augment flip|heavy|none] [--seed N] \
@@ -116,19 +115,11 @@ mod native {
             }
             let seconds = started.elapsed().as_secs_f64();
             let metrics = pollster::block_on(session.finish_epoch(seconds)).map_err(|error| error.to_string())?;
-            println!(
-                "{:>5}  {:>10.4}  {:>8.2}%  {:>9.4}  {:>7.2}%  {:>6.0}  {:>8.1}",
-                metrics.epoch,
-                metrics.train_loss,
-                100.0 * metrics.train_accuracy,
-                metrics.test_loss,
-                100.0 * metrics.test_accuracy,
-                metrics.images_per_second,
-                seconds,
-            );
+            let [epoch, train_loss, train_accuracy, test_loss, test_accuracy, speed] = metrics.cells();
+            println!("{epoch:>5}  {train_loss:>10}  {train_accuracy:>9}  {test_loss:>9}  {test_accuracy:>8}  {speed:>6}  {seconds:>8.1}");
             // Written after every epoch, so an interrupted run still leaves its last good weights.
             if let Some(path) = &out {
-                save(path, &session, &recipe, config.clone())?;
+                save(path, &session)?;
             }
         }
         let history = session.history().clone();
@@ -140,14 +131,8 @@ mod native {
         Ok(())
     }
 
-    fn save(path: &std::path::Path, session: &TrainingSession, recipe: &TrainingRecipe, config: VitConfig) -> Result<(), String> {
-        let info = WeightFileInfo {
-            recipe_json: serde_json::to_string(recipe).expect("recipes serialise"),
-            epoch: session.history().epochs.len(),
-            metrics_json: serde_json::to_string(session.history()).expect("metrics serialise"),
-            ..WeightFileInfo::new(config, Some(recipe.preset))
-        };
-        let bytes = to_safetensors(session.last_good_model(), &info).map_err(|error| error.to_string())?;
+    fn save(path: &std::path::Path, session: &TrainingSession) -> Result<(), String> {
+        let bytes = to_safetensors(session.last_good_model(), &session.weight_info()).map_err(|error| error.to_string())?;
         if let Some(folder) = path.parent().filter(|folder| !folder.as_os_str().is_empty()) {
             std::fs::create_dir_all(folder).map_err(|error| format!("{}: {error}", folder.display()))?;
         }

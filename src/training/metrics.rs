@@ -16,6 +16,21 @@ pub struct EpochMetrics {
     pub images_per_second: f64,
 }
 
+impl EpochMetrics {
+    /// The figures as the trainer's log and the page's epoch table write them: epoch, train loss,
+    /// train accuracy, test loss, test accuracy, images per second.
+    pub fn cells(&self) -> [String; 6] {
+        [
+            self.epoch.to_string(),
+            format!("{:.4}", self.train_loss),
+            format!("{:.1}%", 100.0 * self.train_accuracy),
+            format!("{:.4}", self.test_loss),
+            format!("{:.1}%", 100.0 * self.test_accuracy),
+            format!("{:.1}", self.images_per_second),
+        ]
+    }
+}
+
 /// A model's figures over a whole test set, with each image's predicted class.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestEvaluation {
@@ -62,6 +77,20 @@ impl SmoothedLoss {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_epoch_is_written_with_fixed_precision() {
+        let metrics = EpochMetrics {
+            epoch: 3,
+            train_loss: 1.50216,
+            train_accuracy: 0.4531,
+            test_loss: 1.4567,
+            test_accuracy: 0.45749,
+            train_seconds: 10.0,
+            images_per_second: 95.36,
+        };
+        assert_eq!(metrics.cells(), ["3", "1.5022", "45.3%", "1.4567", "45.7%", "95.4"]);
+    }
 
     #[test]
     fn smoothing_starts_at_the_first_value_and_follows_a_constant() {

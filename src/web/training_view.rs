@@ -227,16 +227,8 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
 /// for epochs restored from a checkpoint).
 pub fn show_epoch(metrics: &EpochMetrics, heap_bytes: Option<u64>) {
     let heap = heap_bytes.map(bytes).unwrap_or_else(|| "–".into());
-    let row = format!(
-        r#"<tr data-heap-bytes="{}"><td>{}</td><td>{:.4}</td><td>{:.1}%</td><td>{:.4}</td><td>{:.1}%</td><td>{:.1}</td><td>{heap}</td></tr>"#,
-        heap_bytes.unwrap_or(0),
-        metrics.epoch,
-        metrics.train_loss,
-        100.0 * metrics.train_accuracy,
-        metrics.test_loss,
-        100.0 * metrics.test_accuracy,
-        metrics.images_per_second,
-    );
+    let cells: String = metrics.cells().iter().chain([&heap]).map(|cell| format!("<td>{cell}</td>")).collect();
+    let row = format!(r#"<tr data-heap-bytes="{}">{cells}</tr>"#, heap_bytes.unwrap_or(0));
     if let Some(body) = element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten() {
         let _ = body.insert_adjacent_html("beforeend", &row); // numbers only: nothing to escape
     }
