@@ -94,12 +94,13 @@ pub async fn explain(model: &VisionTransformer, config: &VitConfig, rgba: &[u8],
     }
     let images = images_tensor(normalize_rgba(rgba, pixels), 1, config, device);
     let (probabilities, output) = predict(model, images);
-    let probabilities = read_floats(probabilities.reshape([-1])).await?;
-    let mut attention = Vec::with_capacity(output.attention.len());
-    for layer in output.attention {
-        attention.push(read_floats(layer.reshape([-1])).await?);
-    }
-    Ok(Explanation { probabilities, attention, heads: config.heads, tokens: config.tokens() })
+    // One readback for everything: on WebGPU each is a round trip to the GPU.
+    let parts: Vec<Tensor<1>> =
+        std::iter::once(probabilities.reshape([-1])).chain(output.attention.into_iter().map(|layer| layer.reshape([-1]))).collect();
+    let values = read_floats(Tensor::cat(parts, 0)).await?;
+    let (probabilities, layers) = values.split_at(config.classes);
+    let attention = layers.chunks_exact(config.heads * config.tokens() * config.tokens()).map(<[f32]>::to_vec).collect();
+    Ok(Explanation { probabilities: probabilities.to_vec(), attention, heads: config.heads, tokens: config.tokens() })
 }
 
 async fn read_floats(tensor: Tensor<1>) -> Result<Vec<f32>, String> {
