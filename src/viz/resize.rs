@@ -79,6 +79,16 @@ pub fn photo_to_input(
     resample_area(rgba, width, height, center_square(width, height), side, side)
 }
 
+/// A whole `side × side` RGBA image resampled to `to × to` ([`resample_area`]): shrinking a
+/// photo's square, or enlarging a 32×32 image pixel by pixel for display.
+///
+/// # Shapes
+/// - rgba: `[side, side, 4]` bytes
+/// - output: `[to, to, 4]` bytes
+pub fn resize_square(rgba: &[u8], side: usize, to: usize) -> Result<Vec<u8>, ResizeError> {
+    resample_area(rgba, side, side, Region { x: 0, y: 0, width: side, height: side }, to, to)
+}
+
 /// Resamples `region` of an RGBA image to `out_width × out_height` with an area filter: every
 /// output pixel is the average of the source area it covers, partly covered source pixels
 /// weighted by the covered fraction. Exact for whole-number ratios (2×2 blocks become one
@@ -244,6 +254,15 @@ mod tests {
     /// The red channel of an RGBA image.
     fn reds(rgba: &[u8]) -> Vec<u8> {
         rgba.chunks_exact(4).map(|pixel| pixel[0]).collect()
+    }
+
+    #[test]
+    fn a_square_shrinks_by_block_averages_and_enlarges_pixel_by_pixel() {
+        let image = grey(4, 4, |x, y| (40 * x + 10 * y) as u8);
+        // Each output pixel is the mean of a 2×2 block: (0+40+10+50)/4 = 25, and so on.
+        assert_eq!(reds(&resize_square(&image, 4, 2).unwrap()), [25, 105, 45, 125]);
+        let enlarged = resize_square(&grey(2, 2, |x, y| (100 * x + 10 * y) as u8), 2, 4).unwrap();
+        assert_eq!(reds(&enlarged), [0, 0, 100, 100, 0, 0, 100, 100, 10, 10, 110, 110, 10, 10, 110, 110]);
     }
 
     #[test]

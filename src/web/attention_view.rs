@@ -10,7 +10,7 @@ use super::page::SharedApp;
 use crate::classes::CLASS_NAMES;
 use crate::inference::{AttentionView, Explanation, ranked};
 use crate::viz::colormap::{attention_overlay, heatmap_rgba};
-use crate::viz::resize::{Region, resample_area};
+use crate::viz::resize::resize_square;
 
 /// How strongly the heat colours cover the picture: enough to read the map, not enough to hide
 /// what it points at.
@@ -32,10 +32,8 @@ pub struct Picture {
     pub input: Vec<u8>,
 }
 
-/// `rgba` (`side × side`) resampled to `to × to` with the area filter.
 fn resized(rgba: &[u8], side: usize, to: usize) -> Vec<u8> {
-    let whole = Region { x: 0, y: 0, width: side, height: side };
-    resample_area(rgba, side, side, whole, to, to).expect("a square image resamples")
+    resize_square(rgba, side, to).expect("a square image resamples")
 }
 
 fn draw_overlay(canvas: &HtmlCanvasElement, image: &[u8], side: usize, explanation: &Explanation, view: AttentionView) {

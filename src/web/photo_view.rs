@@ -13,7 +13,7 @@ use super::attention_view::Picture;
 use super::dom::{self, element, put_rgba, set_hidden, set_text};
 use super::page::{SharedApp, explain_picture};
 use crate::display::bytes;
-use crate::viz::resize::{Region, center_square, resample_area};
+use crate::viz::resize::{center_square, resize_square};
 
 #[wasm_bindgen(module = "/www/photo.js")]
 extern "C" {
@@ -50,15 +50,7 @@ async fn decode(source: &JsValue, name: &str) -> Result<Picture, String> {
     let pixels = bitmap_pixels(&square);
     square.close();
     let square_rgba = pixels?;
-    let input = resample_area(
-        &square_rgba,
-        SQUARE_SIDE,
-        SQUARE_SIDE,
-        Region { x: 0, y: 0, width: SQUARE_SIDE, height: SQUARE_SIDE },
-        32,
-        32,
-    )
-    .map_err(|error| error.to_string())?;
+    let input = resize_square(&square_rgba, SQUARE_SIDE, 32).map_err(|error| error.to_string())?;
     draw_preview(&preview, width, height);
     preview.close();
     Ok(Picture { name: name.to_string(), square: square_rgba, side: SQUARE_SIDE, input })
@@ -149,8 +141,7 @@ pub async fn load_sample(url: &str) -> Result<Picture, String> {
 /// A 32×32 image from the test set (planar RGB) as a picture, enlarged pixel by pixel.
 pub fn test_picture(rgba: &[u8], name: String) -> Picture {
     let side = 256;
-    let whole = Region { x: 0, y: 0, width: 32, height: 32 };
-    let square = resample_area(rgba, 32, 32, whole, side, side).expect("a 32×32 image resamples");
+    let square = resize_square(rgba, 32, side).expect("a 32×32 image resamples");
     Picture { name, square, side, input: rgba.to_vec() }
 }
 
