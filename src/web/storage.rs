@@ -19,12 +19,18 @@ fn global_call(name: &str, argument: &JsValue, second: Option<&JsValue>) -> Resu
     }
 }
 
-fn describe(error: JsValue) -> String {
-    error
-        .dyn_ref::<js_sys::Error>()
-        .map(|error| String::from(error.message()))
-        .or_else(|| error.as_string())
-        .unwrap_or_else(|| format!("{error:?}"))
+/// A browser error in words; a full storage quota, the error a person can act on, is named as such.
+pub fn describe(error: JsValue) -> String {
+    let name = Reflect::get(&error, &"name".into()).ok().and_then(|name| name.as_string()).unwrap_or_default();
+    match name.as_str() {
+        "QuotaExceededError" => "the browser's storage quota for this page is full; free space or download the weights".into(),
+        "NotSupportedError" => "this browser cannot keep files for the page".into(),
+        _ => error
+            .dyn_ref::<js_sys::Error>()
+            .map(|error| String::from(error.message()))
+            .or_else(|| error.as_string())
+            .unwrap_or_else(|| format!("{error:?}")),
+    }
 }
 
 async fn fetch(url: &str, no_store: bool) -> Result<Response, String> {

@@ -37,19 +37,9 @@ extern "C" {
     async fn delete_checkpoint_js() -> Result<JsValue, JsValue>;
 }
 
-/// A storage error in words, naming a full quota as such.
-fn storage_problem(error: JsValue) -> String {
-    let field = |key: &str| Reflect::get(&error, &key.into()).ok().and_then(|value| value.as_string()).unwrap_or_default();
-    match field("name").as_str() {
-        "QuotaExceededError" => "the browser's storage quota for this page is full; free space or download the weights".into(),
-        "NotSupportedError" => "this browser cannot keep files for the page".into(),
-        name => format!("{name}: {}", field("message")),
-    }
-}
-
 /// The checkpoint in browser storage, if there is one.
 async fn stored_checkpoint() -> Result<Option<Checkpoint>, String> {
-    let bytes = load_checkpoint_js().await.map_err(storage_problem)?;
+    let bytes = load_checkpoint_js().await.map_err(storage::describe)?;
     if bytes.is_null() || bytes.is_undefined() {
         return Ok(None);
     }
@@ -182,7 +172,7 @@ fn handle(input: WorkerInput, data: &JsValue) {
         }),
         WorkerInput::DiscardCheckpoint => spawn_local(async {
             if let Err(error) = delete_checkpoint_js().await {
-                post(&WorkerOutput::CheckpointFailed { message: format!("the checkpoint could not be deleted: {}", storage_problem(error)) }, None);
+                post(&WorkerOutput::CheckpointFailed { message: format!("the checkpoint could not be deleted: {}", storage::describe(error)) }, None);
             }
         }),
         WorkerInput::Evaluate { compute } if !busy => match weights_beside(data) {
@@ -473,7 +463,7 @@ async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Res
         match save_checkpoint_js(&Uint8Array::from(bytes.as_slice())).await {
             Ok(_) => post(&WorkerOutput::CheckpointSaved { epoch: metrics.epoch, bytes: bytes.len() as u64 }, None),
             Err(error) => post(
-                &WorkerOutput::CheckpointFailed { message: format!("the checkpoint after epoch {} was not saved: {}", metrics.epoch, storage_problem(error)) },
+                &WorkerOutput::CheckpointFailed { message: format!("the checkpoint after epoch {} was not saved: {}", metrics.epoch, storage::describe(error)) },
                 None,
             ),
         }
