@@ -11,6 +11,7 @@ cargo run --quiet --profile bench-native --bin bench -- --archive "$CIFAR10_ARCH
 trunk build --release --offline
 wasm=dist/vit-web_bg.wasm
 echo "{\"bench\":\"wasm_size\",\"raw_bytes\":$(wc -c < "$wasm"),\"gzip_bytes\":$(gzip -9 -c "$wasm" | wc -c)}"
+source scripts/fetch-photo.sh
 (cd tests/e2e && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; } && node bench.mjs)
 
 # The learning curve in the page against the native trainer on the same 2,000 + 1,000 images and

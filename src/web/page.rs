@@ -329,6 +329,7 @@ pub fn explain_picture(app: &SharedApp) {
                 let elapsed = dom::now_ms() - started;
                 show_probabilities(&explanation.probabilities);
                 set_text("inference-time", &format!("Prediction and attention took {elapsed:.0} ms."));
+                let _ = element::<web_sys::HtmlElement>("inference-time").set_attribute("data-ms", &format!("{elapsed:.2}"));
                 let view = app.borrow().view;
                 attention_view::show(&picture, &explanation, view);
                 app.borrow_mut().explanation = Some(explanation);

@@ -34,7 +34,28 @@ try {
     seconds: Number(await page.locator("#data-status").getAttribute("data-seconds")) });
   await context.close();
 
-  // 2. Training throughput through the page's worker, on each path.
+  // 2. One picture's prediction with every layer's attention, on the CPU path: the sample at
+  //    start-up (its first run), then the same picture again and a photograph (TEST_PHOTO).
+  {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}?compute=cpu`);
+    const latency = async (what) => {
+      await page.waitForFunction(() => document.querySelector("#inference-time").dataset.ms, null, { timeout: 600_000 });
+      print({ bench: "browser_predict", compute: "cpu", picture: what,
+        milliseconds: Number(await page.locator("#inference-time").getAttribute("data-ms")) });
+      await page.evaluate(() => delete document.querySelector("#inference-time").dataset.ms);
+    };
+    await latency("sample, first run");
+    if (process.env.TEST_PHOTO) {
+      await page.setInputFiles("#photo-input", process.env.TEST_PHOTO);
+      await latency("photograph");
+      await page.setInputFiles("#photo-input", process.env.TEST_PHOTO);
+      await latency("photograph, again");
+    }
+    await page.close();
+  }
+
+  // 3. Training throughput through the page's worker, on each path.
   const runs = [
     { compute: "cpu", batch: 64, epochsOf512: 1 },
     { compute: "cpu", batch: 256, epochsOf512: 1 },

@@ -124,7 +124,7 @@ test("WebP, GIF and BMP pictures are classified too", async () => {
   await page.close();
 });
 
-test("a 50-megapixel picture, dropped on the card, is classified while the page keeps drawing frames", async () => {
+test("a 50-megapixel picture, dropped on the card, is classified (the longest gap between frames is logged)", async () => {
   const page = await openPage(SMALL);
   await assertTopFive(page);
   // Made in the page: an 8660×5775 JPEG with detail everywhere (50.01 megapixels).
