@@ -1,6 +1,8 @@
 // Browser benchmarks in headless Chromium, through the page itself; prints JSON lines.
 // Not a test: nothing is asserted about time. Run by scripts/bench.sh after a release build.
-//   node tests/e2e/bench.mjs [--webgpu-steps 2]
+//   node tests/e2e/bench.mjs
+// BENCH_SECTIONS (dataset,predict,train) and BENCH_COMPUTE (cpu,webgpu) pick what runs;
+// WEBGPU_STEPS (2) bounds the WebGPU training run, which takes minutes per step on SwiftShader.
 import { resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
@@ -14,29 +16,33 @@ const SMALL = "dataset=data/small/manifest.json";
 const server = await serve(DIST);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ARGS });
 const print = (record) => console.log(JSON.stringify(record));
+const sections = (process.env.BENCH_SECTIONS ?? "dataset,predict,train").split(",");
+const computePaths = (process.env.BENCH_COMPUTE ?? "cpu,webgpu").split(",");
 
 try {
   // 1. The prepared dataset, cold: download + verify + decode + store, then a warm reload.
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  let assetBytes = 0;
-  page.on("response", async (response) => {
-    if (response.url().endsWith(".vitdata")) assetBytes = (await response.body()).length;
-  });
-  await page.goto(`${server.url}?compute=cpu`);
-  await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
-  print({ bench: "browser_dataset_cold", asset_bytes: assetBytes,
-    seconds: Number(await page.locator("#data-status").getAttribute("data-seconds")),
-    status: await page.locator("#data-status").textContent() });
-  await page.reload();
-  await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
-  print({ bench: "browser_dataset_cached", source: await page.locator("#data-status").getAttribute("data-source"),
-    seconds: Number(await page.locator("#data-status").getAttribute("data-seconds")) });
-  await context.close();
+  if (sections.includes("dataset")) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    let assetBytes = 0;
+    page.on("response", async (response) => {
+      if (response.url().endsWith(".vitdata")) assetBytes = (await response.body()).length;
+    });
+    await page.goto(`${server.url}?compute=cpu`);
+    await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
+    print({ bench: "browser_dataset_cold", asset_bytes: assetBytes,
+      seconds: Number(await page.locator("#data-status").getAttribute("data-seconds")),
+      status: await page.locator("#data-status").textContent() });
+    await page.reload();
+    await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
+    print({ bench: "browser_dataset_cached", source: await page.locator("#data-status").getAttribute("data-source"),
+      seconds: Number(await page.locator("#data-status").getAttribute("data-seconds")) });
+    await context.close();
+  }
 
   // 2. One picture's prediction with every layer's attention, on the CPU path: the sample at
   //    start-up (its first run), then the same picture again and a photograph (TEST_PHOTO).
-  {
+  if (sections.includes("predict")) {
     const page = await browser.newPage();
     await page.goto(`${server.url}?compute=cpu`);
     const latency = async (what) => {
@@ -60,7 +66,7 @@ try {
     { compute: "cpu", batch: 64, epochsOf512: 1 },
     { compute: "cpu", batch: 256, epochsOf512: 1 },
     { compute: "webgpu", batch: 64, epochsOf512: 1, maxSteps: Number(process.env.WEBGPU_STEPS ?? 2) },
-  ];
+  ].filter((run) => sections.includes("train") && computePaths.includes(run.compute));
   for (const run of runs) {
     const page = await browser.newPage();
     await page.goto(`${server.url}?compute=${run.compute}&${SMALL}`);
