@@ -9,6 +9,8 @@ pub mod compute;
 pub mod data;
 pub mod display;
 pub mod model;
+#[cfg(not(target_family = "wasm"))]
+pub mod native_memory;
 pub mod parity;
 pub mod inference;
 pub mod preprocess;
