@@ -6,6 +6,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
 source scripts/prepare-data.sh
 cargo run --quiet --profile bench-native --bin bench -- --archive "$CIFAR10_ARCHIVE"
+# BENCH_WGPU=1: burn's GPU kernels natively too, on the machine's GPU; BENCH_WGPU=swiftshader runs
+# them on Chromium's SwiftShader instead (the software Vulkan behind WebGPU in headless Chromium
+# here). A separate build with the wgpu feature: about ten minutes the first time on two cores.
+if [ "${BENCH_WGPU:-0}" != 0 ]; then
+    if [ "$BENCH_WGPU" = swiftshader ]; then export VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json; fi
+    cargo run --quiet --profile bench-native --features wgpu --bin bench -- --backend wgpu --batches 8,64 --steps 3 --warmup 1
+fi
 [ -f www/data/small/manifest.json ] || cargo run --quiet --bin prepare-data -- \
     --archive "$CIFAR10_ARCHIVE" --out www/data/small --count 512 --test-count 500
 trunk build --release --offline

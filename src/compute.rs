@@ -101,6 +101,48 @@ pub fn choose_path(request: PathRequest, adapter: Option<&AdapterSummary>) -> Pa
     }
 }
 
+/// Whether a failure says the GPU device was lost (a driver reset, a crashed GPU process, a GPU
+/// taken away): burn marks the device poisoned and says so at the next readback.
+pub fn is_device_loss(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    ["poison", "device was lost", "device lost"].iter().any(|sign| message.contains(sign))
+}
+
+/// The innermost cause of burn's multi-line error report ("… Caused by: … Backtrace: …"): for a
+/// lost device, the browser's own words, such as "Unknown: A valid external Instance reference no
+/// longer exists."
+pub fn innermost_cause(message: &str) -> &str {
+    message
+        .lines()
+        .map(str::trim)
+        .take_while(|line| !line.starts_with("Backtrace"))
+        .filter(|line| !line.is_empty() && *line != "Caused by:")
+        .last()
+        .unwrap_or(message)
+}
+
+/// What the page says when the GPU device is lost during a run.
+pub fn device_loss_message(cause: &str) -> String {
+    format!(
+        "The GPU device was lost ({cause}). Training stopped; the page's weights are kept. Continue from the \
+         last saved epoch on the CPU path, or reload the page to use WebGPU again."
+    )
+}
+
+/// The device for the native commands (`train`, `bench`): `flex` (burn's CPU backend) or `wgpu`
+/// (Vulkan, Metal or DX12, whichever the machine has), which needs a build with `--features wgpu`.
+#[cfg(not(target_family = "wasm"))]
+pub fn native_device(backend: &str) -> Result<burn::tensor::Device, String> {
+    match backend {
+        "flex" | "cpu" => Ok(burn::tensor::Device::flex()),
+        #[cfg(feature = "wgpu")]
+        "wgpu" => burn::tensor::Device::wgpu_options().init().map_err(|error| format!("no wgpu device: {error}")),
+        #[cfg(not(feature = "wgpu"))]
+        "wgpu" => Err("this build has no wgpu backend: build with `--features wgpu`".into()),
+        other => Err(format!("--backend is flex or wgpu, not {other}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +168,24 @@ mod tests {
         let missing = choose_path(PathRequest::WebGpu, None);
         assert_eq!(missing.path, ComputePath::Cpu);
         assert!(missing.reason.contains("no WebGPU adapter"));
+    }
+
+    #[test]
+    fn a_lost_device_is_told_apart_from_other_failures() {
+        assert!(is_device_loss("Readback(DevicePoisoned(\"Unknown: A valid external Instance reference no longer exists.\"))"));
+        assert!(is_device_loss("the wgpu device was lost (Destroyed)"));
+        assert!(!is_device_loss("the loss became NaN at epoch 2"));
+        assert!(device_loss_message("Destroyed").contains("last saved epoch"));
+        let report = "reading from the device failed: The device is \nCaused by:\n  The device is poisoned\nCaused by:\n  \
+                      Unknown: A valid external Instance reference no longer exists.\nBacktrace:\nNo backtrace available";
+        assert_eq!(innermost_cause(report), "Unknown: A valid external Instance reference no longer exists.");
+        assert_eq!(innermost_cause("one line"), "one line");
+    }
+
+    #[test]
+    fn native_commands_name_their_backend() {
+        assert!(native_device("flex").is_ok());
+        assert!(native_device("tpu").unwrap_err().contains("flex or wgpu"));
     }
 
     #[test]

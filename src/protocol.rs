@@ -113,9 +113,10 @@ pub enum WorkerOutput {
     /// The probe image's prediction and attention with the weights of `step`.
     Probe { step: usize, explanation: Explanation },
     /// After each epoch; the model's safetensors bytes (the metric history in their metadata)
-    /// travel beside the message. `heap_bytes` is the worker's wasm memory, to see that it stays
-    /// flat from epoch to epoch.
-    Epoch { metrics: EpochMetrics, evaluation: TestEvaluation, heap_bytes: u64 },
+    /// travel beside the message. `heap_bytes` is the worker's wasm memory and `gpu_bytes` what
+    /// burn's WebGPU memory pools hold (none on the CPU path), to see that both stay flat from
+    /// epoch to epoch.
+    Epoch { metrics: EpochMetrics, evaluation: TestEvaluation, heap_bytes: u64, gpu_bytes: Option<u64> },
     /// Browser storage holds a checkpoint from an earlier visit.
     CheckpointFound { summary: CheckpointSummary },
     /// A checkpoint was written after `epoch`.

@@ -3,11 +3,14 @@
 //!
 //! ```text
 //! cargo run --profile bench-native --bin bench -- [--archive PATH] [--steps 10] [--warmup 2]
+//!     [--backend flex|wgpu] [--batches 64,256]
 //! ```
-//! Measures, on burn's CPU backend: training images/s of the tiny preset at batch 64 and 256
-//! (forward + backward + AdamW, median step), the share of a step spent assembling the batch
-//! (augmentation + normalisation), inference latency of one image with attention, and the
-//! prepared asset's size and decode time when the archive is given.
+//! Measures, on burn's CPU backend (or the machine's GPU with `--backend wgpu`, in a build with
+//! `--features wgpu`): training images/s of the tiny preset (forward + backward + AdamW, median
+//! step; the first step apart, as it compiles the GPU's kernels), the share of a step spent
+//! assembling the batch (augmentation + normalisation), the time of the step's main kernels
+//! alone at its shapes, inference latency of one image with attention, and the prepared asset's
+//! size and decode time when the archive is given.
 
 #[cfg(not(target_family = "wasm"))]
 fn main() {
@@ -40,6 +43,7 @@ mod native {
 
     pub fn run(arguments: Vec<String>) -> Result<(), String> {
         let (mut archive, mut steps, mut warmup) = (std::env::var_os("CIFAR10_ARCHIVE").map(PathBuf::from), 10usize, 2usize);
+        let (mut backend, mut batches) = ("flex".to_string(), vec![64usize, 256]);
         let mut arguments = arguments.into_iter();
         while let Some(flag) = arguments.next() {
             let value = arguments.next().ok_or(format!("{flag} needs a value"))?;
@@ -47,9 +51,14 @@ mod native {
                 "--archive" => archive = Some(PathBuf::from(value)),
                 "--steps" => steps = value.parse().map_err(|_| "--steps takes a number")?,
                 "--warmup" => warmup = value.parse().map_err(|_| "--warmup takes a number")?,
+                "--backend" => backend = value,
+                "--batches" => {
+                    batches = value.split(',').map(str::parse).collect::<Result<_, _>>().map_err(|_| "--batches takes numbers: 64,256")?
+                }
                 other => return Err(format!("unknown argument {other}")),
             }
         }
+        let device = vit_web::compute::native_device(&backend)?;
         let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let train = match &archive {
             Some(path) => {
@@ -59,11 +68,26 @@ mod native {
             }
             None => random_set(2_048),
         };
-        for batch in [64, 256] {
-            training_figures(&train, batch, steps, warmup, threads);
+        let context = Context { device, backend, threads };
+        for batch in batches {
+            training_figures(&context, &train, batch, steps, warmup);
+            kernel_figures(&context, batch);
         }
-        inference_figures(threads);
+        inference_figures(&context);
         Ok(())
+    }
+
+    /// Where the figures are measured, named in every line.
+    struct Context {
+        device: Device,
+        backend: String,
+        threads: usize,
+    }
+
+    impl Context {
+        fn label(&self) -> String {
+            format!("\"backend\":\"{}\",\"threads\":{}", self.backend, self.threads)
+        }
     }
 
     fn random_set(images: usize) -> ImageSet {
@@ -82,12 +106,12 @@ mod native {
         values[values.len() / 2]
     }
 
-    fn training_figures(train: &ImageSet, batch: usize, steps: usize, warmup: usize, threads: usize) {
-        let device = Device::flex().autodiff();
+    fn training_figures(context: &Context, train: &ImageSet, batch: usize, steps: usize, warmup: usize) {
+        let device = context.device.clone().autodiff();
         device.seed(0);
         let mut trainer = Trainer::new(VitConfig::tiny().init(&device), OptimizerRecipe::default(), 1_000, &device);
         let mut rng = Pcg32::new(0, 0);
-        let (mut step_ms, mut assemble_ms) = (Vec::new(), Vec::new());
+        let (mut step_ms, mut assemble_ms, mut first_step_ms) = (Vec::new(), Vec::new(), 0.0);
         for step in 0..warmup + steps {
             let indices: Vec<usize> = (0..batch).map(|i| (step * batch + i) % train.len()).collect();
             let started = Instant::now();
@@ -96,6 +120,9 @@ mod native {
             let (images, labels) = batch_tensors(assembled, &device);
             let loss = trainer.step(images, labels).loss.into_scalar::<f32>(); // waits for the step
             assert!(loss.is_finite());
+            if step == 0 {
+                first_step_ms = started.elapsed().as_secs_f64() * 1e3;
+            }
             if step >= warmup {
                 step_ms.push(started.elapsed().as_secs_f64() * 1e3);
                 assemble_ms.push(assembled_in);
@@ -109,7 +136,8 @@ mod native {
             started.elapsed().as_secs_f64() * 1e3
         };
         println!(
-            "{{\"bench\":\"native_train\",\"backend\":\"flex\",\"threads\":{threads},\"batch\":{batch},\"steps\":{steps},\"step_ms_median\":{step:.1},\"step_ms_min\":{:.1},\"step_ms_max\":{:.1},\"images_per_second\":{:.1},\"assemble_flip_ms\":{assemble:.2},\"assemble_share\":{:.4},\"assemble_heavy_ms\":{heavy:.2}}}",
+            "{{\"bench\":\"native_train\",{},\"batch\":{batch},\"steps\":{steps},\"first_step_ms\":{first_step_ms:.1},\"step_ms_median\":{step:.1},\"step_ms_min\":{:.1},\"step_ms_max\":{:.1},\"images_per_second\":{:.1},\"assemble_flip_ms\":{assemble:.2},\"assemble_share\":{:.4},\"assemble_heavy_ms\":{heavy:.2}}}",
+            context.label(),
             step_ms.iter().cloned().fold(f64::MAX, f64::min),
             step_ms.iter().cloned().fold(0.0, f64::max),
             batch as f64 / step * 1e3,
@@ -117,8 +145,60 @@ mod native {
         );
     }
 
-    fn inference_figures(threads: usize) {
-        let device = Device::flex();
+    /// The forward kernels that make up most of a step, alone at the tiny preset's shapes
+    /// (65 tokens, width 128, 4 heads, MLP 256): where a step's time goes. The first run of each
+    /// includes compiling its kernel on a GPU; `ms` is the median of the next five, each waited
+    /// for with a device sync.
+    fn kernel_figures(context: &Context, batch: usize) {
+        let device = &context.device;
+        let (tokens, width, heads) = (65, 128, 4);
+        let rows = batch * tokens;
+        let random = |shape: [usize; 4]| Tensor::<4>::random(shape, Distribution::Normal(0.0, 1.0), device);
+        let activations = random([1, 1, rows, width]);
+        let qkv_weight = random([1, 1, width, 3 * width]);
+        let mlp_weight = random([1, 1, width, 2 * width]);
+        let queries = random([batch, heads, tokens, width / heads]);
+        let scores = random([batch, heads, tokens, tokens]);
+        let hidden = random([1, batch, tokens, 2 * width]);
+        let (gamma, beta) = (Tensor::<1>::ones([width], device), Tensor::<1>::zeros([width], device));
+        let matmul_flops = |m: usize, k: usize, n: usize, count: usize| (2 * m * k * n * count) as f64;
+        let kernels: Vec<(&str, f64, Box<dyn Fn() -> Tensor<4>>)> = vec![
+            ("matmul_qkv", matmul_flops(rows, width, 3 * width, 1), Box::new(|| activations.clone().matmul(qkv_weight.clone()))),
+            ("matmul_mlp", matmul_flops(rows, width, 2 * width, 1), Box::new(|| activations.clone().matmul(mlp_weight.clone()))),
+            (
+                "matmul_attention_scores",
+                matmul_flops(tokens, width / heads, tokens, batch * heads),
+                Box::new(|| queries.clone().matmul(queries.clone().swap_dims(2, 3))),
+            ),
+            ("softmax", 0.0, Box::new(|| burn::tensor::activation::softmax(scores.clone(), 3))),
+            ("gelu", 0.0, Box::new(|| burn::tensor::activation::gelu(hidden.clone()))),
+            (
+                "layer_norm",
+                0.0,
+                Box::new(|| burn::tensor::module::layer_norm(activations.clone(), gamma.clone(), Some(beta.clone()), 1e-6)),
+            ),
+        ];
+        for (name, flops, kernel) in kernels {
+            let mut times = Vec::new();
+            for _ in 0..6 {
+                let started = Instant::now();
+                let output = kernel();
+                device.sync().expect("the device runs the kernel");
+                times.push(started.elapsed().as_secs_f64() * 1e3);
+                drop(output);
+            }
+            let ms = median(times[1..].to_vec());
+            let gflops = if flops > 0.0 { format!(",\"gflop_per_second\":{:.2}", flops / ms / 1e6) } else { String::new() };
+            println!(
+                "{{\"bench\":\"native_kernel\",{},\"batch\":{batch},\"kernel\":\"{name}\",\"first_ms\":{:.2},\"ms\":{ms:.2}{gflops}}}",
+                context.label(),
+                times[0]
+            );
+        }
+    }
+
+    fn inference_figures(context: &Context) {
+        let device = context.device.clone();
         let model = VitConfig::tiny().init(&device);
         let mut times = Vec::new();
         for _ in 0..20 {
@@ -131,7 +211,7 @@ mod native {
             }
             times.push(started.elapsed().as_secs_f64() * 1e3);
         }
-        println!("{{\"bench\":\"native_predict_one_with_attention\",\"backend\":\"flex\",\"threads\":{threads},\"ms_median\":{:.2}}}", median(times[5..].to_vec()));
+        println!("{{\"bench\":\"native_predict_one_with_attention\",{},\"ms_median\":{:.2}}}", context.label(), median(times[5..].to_vec()));
     }
 
     fn asset_figures(train: &ImageSet, test: &ImageSet) -> Result<(), String> {

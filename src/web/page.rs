@@ -172,7 +172,8 @@ fn path_name(path: ComputePath) -> &'static str {
     }
 }
 
-/// Reloads the page with `?compute=…` when the person picks another path.
+/// Reloads the page with `?compute=…` when the person picks another path, keeping the page's other
+/// parameters (such as `?dataset=`).
 fn wire_compute_switch(request: PathRequest) {
     let select: HtmlSelectElement = element("compute-select");
     select.set_value(match request {
@@ -183,7 +184,12 @@ fn wire_compute_switch(request: PathRequest) {
     let on_change = Closure::<dyn Fn()>::new(move || {
         let value = element::<HtmlSelectElement>("compute-select").value();
         if let Some(window) = web_sys::window() {
-            let _ = window.location().set_search(&format!("compute={value}"));
+            let location = window.location();
+            let search = location.search().unwrap_or_default();
+            if let Ok(parameters) = web_sys::UrlSearchParams::new_with_str(&search) {
+                parameters.set("compute", &value);
+                let _ = location.set_search(&String::from(parameters.to_string()));
+            }
         }
     });
     select.set_onchange(Some(on_change.as_ref().unchecked_ref()));
@@ -254,8 +260,8 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
             dataset_view::show_failed(&message);
             training_view::refresh_buttons(app);
         }
-        WorkerOutput::Epoch { metrics, evaluation, heap_bytes } => {
-            training_view::show_epoch(&metrics, Some(heap_bytes));
+        WorkerOutput::Epoch { metrics, evaluation, heap_bytes, gpu_bytes } => {
+            training_view::show_epoch(&metrics, Some(heap_bytes), gpu_bytes);
             if let Some(bytes) = bytes {
                 match weights_view::adopt(app, bytes, "Trained in this page") {
                     Ok(_) => weights_changed(app),

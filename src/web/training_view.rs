@@ -150,7 +150,7 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
     match output {
         WorkerOutput::TrainingStarted { compute, total_steps, batches_per_epoch, recipe, history, .. } => {
             for metrics in &history.epochs {
-                show_epoch(metrics, None);
+                show_epoch(metrics, None, None);
             }
             let on = match compute {
                 ComputePath::WebGpu => "WebGPU",
@@ -224,11 +224,16 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
 }
 
 /// One row of the epoch table; `heap_bytes` is the worker's wasm memory after the epoch (unknown
-/// for epochs restored from a checkpoint).
-pub fn show_epoch(metrics: &EpochMetrics, heap_bytes: Option<u64>) {
-    let heap = heap_bytes.map(bytes).unwrap_or_else(|| "–".into());
-    let cells: String = metrics.cells().iter().chain([&heap]).map(|cell| format!("<td>{cell}</td>")).collect();
-    let row = format!(r#"<tr data-heap-bytes="{}">{cells}</tr>"#, heap_bytes.unwrap_or(0));
+/// for epochs restored from a checkpoint), `gpu_bytes` what the WebGPU memory pools hold (none on
+/// the CPU path).
+pub fn show_epoch(metrics: &EpochMetrics, heap_bytes: Option<u64>, gpu_bytes: Option<u64>) {
+    let [heap, gpu] = [heap_bytes, gpu_bytes].map(|value| value.map(bytes).unwrap_or_else(|| "–".into()));
+    let cells: String = metrics.cells().iter().chain([&heap, &gpu]).map(|cell| format!("<td>{cell}</td>")).collect();
+    let row = format!(
+        r#"<tr data-heap-bytes="{}" data-gpu-bytes="{}">{cells}</tr>"#,
+        heap_bytes.unwrap_or(0),
+        gpu_bytes.unwrap_or(0)
+    );
     if let Some(body) = element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten() {
         let _ = body.insert_adjacent_html("beforeend", &row); // numbers only: nothing to escape
     }

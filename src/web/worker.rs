@@ -15,7 +15,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::adapter::init_device;
 use super::storage;
-use crate::compute::ComputePath;
+use crate::compute::{ComputePath, device_loss_message, innermost_cause, is_device_loss};
 use crate::data::ImageSet;
 use crate::data::asset::decode_asset_with_progress;
 use crate::data::cifar::decode_archive_from_reader;
@@ -84,6 +84,8 @@ struct State {
     stop: bool,
     /// burn initialises WebGPU once per context; later runs reuse it.
     webgpu: Option<Device>,
+    /// Why the WebGPU device was lost, once it was; burn cannot initialise another in this worker.
+    webgpu_lost: Option<String>,
 }
 
 thread_local! {
@@ -106,6 +108,11 @@ fn post(output: &WorkerOutput, payload: Option<Uint8Array>) {
     if result.is_err() {
         web_sys::console::error_1(&"the worker could not post a message".into());
     }
+}
+
+/// What burn's GPU memory pools have reserved on `device`; none for the CPU backend.
+fn gpu_bytes(device: &Device) -> Option<u64> {
+    device.memory_pool_usage().map(|usage| usage.bytes_reserved)
 }
 
 /// The size of this worker's wasm memory: what the heap has grown to.
@@ -143,9 +150,11 @@ pub fn worker_start() {
 }
 
 fn handle(input: WorkerInput, data: &JsValue) {
-    let busy = STATE.with(|state| {
+    let (busy, may_train) = STATE.with(|state| {
         let state = state.borrow();
-        state.loading || state.training || state.evaluating
+        // A run asked for while the loaded weights are being evaluated waits for that to end (on
+        // WebGPU over a software adapter it takes minutes) rather than being refused.
+        (state.loading || state.training || state.evaluating, !state.loading && !state.training)
     });
     match input {
         WorkerInput::LoadPreparedDataset { manifest_url } if !busy => spawn_local(load_dataset(async move {
@@ -159,10 +168,10 @@ fn handle(input: WorkerInput, data: &JsValue) {
             &WorkerOutput::DatasetFailed { message: "wait until the current load or training run ends".into() },
             None,
         ),
-        WorkerInput::Train { recipe, compute, probe } if !busy => {
+        WorkerInput::Train { recipe, compute, probe } if may_train => {
             spawn_local(train(Start::Fresh { recipe, weights: weights_beside(data) }, compute, probe));
         }
-        WorkerInput::ResumeTraining { compute, probe } if !busy => spawn_local(train(Start::FromCheckpoint, compute, probe)),
+        WorkerInput::ResumeTraining { compute, probe } if may_train => spawn_local(train(Start::FromCheckpoint, compute, probe)),
         WorkerInput::UseCheckpoint => spawn_local(async {
             match stored_checkpoint().await {
                 Ok(Some(checkpoint)) => post(&WorkerOutput::CheckpointWeights, Some(Uint8Array::from(checkpoint.weights.as_slice()))),
@@ -219,6 +228,10 @@ async fn evaluate_weights(weights: Vec<u8>, compute: ComputePath) {
         evaluate(&model, &dataset.1).await.map_err(|error| error.to_string())
     }
     .await;
+    let result = result.map_err(|message| match device_lost(compute, &message) {
+        Some(cause) => format!("the GPU device was lost ({cause})"),
+        None => message,
+    });
     STATE.with(|state| state.borrow_mut().evaluating = false);
     match result {
         Ok(evaluation) => post(&WorkerOutput::Evaluated { evaluation }, None),
@@ -337,8 +350,26 @@ fn resolve(manifest_url: &str, file: &str) -> String {
     }
 }
 
+/// Whether a failure on `compute` came from a lost WebGPU device, and why it was lost. The first
+/// loss is remembered: no later WebGPU work can succeed in this worker.
+fn device_lost(compute: ComputePath, message: &str) -> Option<String> {
+    if compute != ComputePath::WebGpu {
+        return None;
+    }
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        if state.webgpu_lost.is_none() && is_device_loss(message) {
+            state.webgpu_lost = Some(innermost_cause(message).to_string());
+        }
+        state.webgpu_lost.clone()
+    })
+}
+
 async fn device_for(compute: ComputePath) -> Result<Device, String> {
     if compute == ComputePath::WebGpu {
+        if let Some(cause) = STATE.with(|state| state.borrow().webgpu_lost.clone()) {
+            return Err(cause);
+        }
         if let Some(device) = STATE.with(|state| state.borrow().webgpu.clone()) {
             return Ok(device);
         }
@@ -356,11 +387,15 @@ async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {
         state.stop = false;
         state.paused = false;
     });
+    while STATE.with(|state| state.borrow().evaluating) {
+        yield_to_events(100).await;
+    }
     let result = run_training(start, compute, probe).await;
     STATE.with(|state| state.borrow_mut().training = false);
     match result {
         Ok(stopped_early) => post(&WorkerOutput::Finished { stopped_early }, None),
         Err(message) => {
+            let message = device_lost(compute, &message).map(|cause| device_loss_message(&cause)).unwrap_or(message);
             post(&WorkerOutput::TrainingFailed { message }, None);
             // A diverged run or a lost device: offer to continue from the last saved epoch.
             announce_checkpoint().await;
@@ -456,7 +491,7 @@ async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Res
         let checkpoint = session.checkpoint(compute == ComputePath::Cpu).await.map_err(|error| error.to_string())?;
         let evaluation = session.last_evaluation().cloned().expect("an epoch just finished");
         post(
-            &WorkerOutput::Epoch { metrics: metrics.clone(), evaluation, heap_bytes: heap_bytes() },
+            &WorkerOutput::Epoch { metrics: metrics.clone(), evaluation, heap_bytes: heap_bytes(), gpu_bytes: gpu_bytes(&device) },
             Some(Uint8Array::from(checkpoint.weights.as_slice())),
         );
         let bytes = checkpoint.encode();

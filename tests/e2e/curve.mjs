@@ -21,12 +21,13 @@ try {
   await page.click("#train-start");
   await page.waitForSelector("#train-status:has-text('finished'), #train-status:has-text('failed')", { timeout: 24 * 3_600_000 });
   const rows = await page.$$eval("#epoch-table tbody tr", (rows) => rows.map((row) => ({
-    cells: [...row.cells].map((cell) => cell.textContent), heap: Number(row.dataset.heapBytes) })));
-  for (const { cells, heap } of rows) {
+    cells: [...row.cells].map((cell) => cell.textContent), heap: Number(row.dataset.heapBytes),
+    gpu: Number(row.dataset.gpuBytes) || null })));
+  for (const { cells, heap, gpu } of rows) {
     const [epoch, trainLoss, trainAccuracy, testLoss, testAccuracy, imagesPerSecond] = cells;
     console.log(JSON.stringify({ bench: "browser_curve", dataset, batch: Number(batch), epoch: Number(epoch),
       train_loss: Number(trainLoss), train_accuracy: trainAccuracy, test_loss: Number(testLoss),
-      test_accuracy: testAccuracy, images_per_second: Number(imagesPerSecond), wasm_heap_bytes: heap }));
+      test_accuracy: testAccuracy, images_per_second: Number(imagesPerSecond), wasm_heap_bytes: heap, gpu_bytes: gpu }));
   }
 } finally {
   await browser.close();

@@ -30,10 +30,11 @@ test("forced WebGPU runs the model on the WebGPU adapter", async () => {
   await page.close();
 });
 
-test("the compute switch reloads the page on the chosen path", async () => {
-  const page = await openPage("?compute=webgpu");
+test("the compute switch reloads the page on the chosen path, keeping its other parameters", async () => {
+  const page = await openPage("?compute=webgpu&dataset=data/small/manifest.json");
   await page.selectOption("#compute-select", "cpu");
   await page.waitForURL(/compute=cpu/);
+  assert.equal(new URL(page.url()).searchParams.get("dataset"), "data/small/manifest.json");
   await page.waitForSelector("body[data-ready=true]", { timeout: 15 * MINUTES });
   assert.equal(await page.locator("#compute-path").textContent(), "CPU (wasm)");
   await page.close();

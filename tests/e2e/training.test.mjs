@@ -86,6 +86,12 @@ test("a short run trains in the worker, can pause and resume, and updates the pa
   await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
   const rows = await page.$$eval("#epoch-table tbody tr", (rows) => rows.map((row) => row.textContent));
   assert.equal(rows.length, 2);
+  // Memory after each epoch: the worker's wasm heap, and no GPU pools on the CPU path.
+  const memory = await page.$$eval("#epoch-table tbody tr", (rows) => rows.map((row) => [row.dataset.heapBytes, row.dataset.gpuBytes]));
+  for (const [heap, gpu] of memory) {
+    assert.ok(Number(heap) > 0, "the wasm heap is reported");
+    assert.equal(gpu, "0", "the CPU path has no GPU memory to report");
+  }
   assert.match(await page.locator("#weights-note").textContent(), /Trained in this page: tiny preset, 2 epochs/);
   await page.waitForFunction((before) =>
     [...document.querySelectorAll("#probabilities li")].map((row) => row.dataset.probability).join() !== before, before);
@@ -206,19 +212,19 @@ test("a full storage quota is reported, and training goes on", async () => {
   await context.close();
 });
 
-test("a diverging run stops with a message, keeps the page's weights and offers its last checkpoint again", async () => {
-  const context = await shared.browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${shared.server.url}${SMALL}`);
-  await datasetReady(page);
-  // A checkpoint after epoch 1 whose head weights are 3e38, just below f32's largest: finite, so
-  // the file loads, but the head's sums overflow and the next logged loss is not a number.
-  await page.evaluate(async () => {
+/**
+ * Stores a checkpoint after epoch 1 of 2 (batch 64) made from the shipped weights, as the worker
+ * would have written it; `headValue` overwrites every head weight when given.
+ */
+async function storeCheckpoint(page, headValue = null) {
+  await page.evaluate(async (headValue) => {
     const weights = new Uint8Array(await (await fetch("weights/vit-tiny.safetensors")).arrayBuffer());
     const headerLength = Number(new DataView(weights.buffer).getBigUint64(0, true));
     const header = JSON.parse(new TextDecoder().decode(weights.subarray(8, 8 + headerLength)));
-    const [start, end] = header["head.weight"].data_offsets;
-    new Float32Array(weights.buffer, 8 + headerLength + start, (end - start) / 4).fill(3e38);
+    if (headValue !== null) {
+      const [start, end] = header["head.weight"].data_offsets;
+      new Float32Array(weights.buffer, 8 + headerLength + start, (end - start) / 4).fill(headValue);
+    }
     const recipe = { preset: "tiny", epochs: 2, batch_size: 64, augment: "Flip", seed: 0,
       optimizer: { learning_rate: 0.001, weight_decay: 0.05, warmup_steps: 0, label_smoothing: 0 } };
     const epoch = { epoch: 1, train_loss: 2, train_accuracy: 0.2, test_loss: 2, test_accuracy: 0.2, train_seconds: 10, images_per_second: 50 };
@@ -234,7 +240,17 @@ test("a diverging run stops with a message, keeps the page's weights and offers 
     const writable = await handle.createWritable();
     await writable.write(file);
     await writable.close();
-  });
+  }, headValue);
+}
+
+test("a diverging run stops with a message, keeps the page's weights and offers its last checkpoint again", async () => {
+  const context = await shared.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
+  await datasetReady(page);
+  // A checkpoint after epoch 1 whose head weights are 3e38, just below f32's largest: finite, so
+  // the file loads, but the head's sums overflow and the next logged loss is not a number.
+  await storeCheckpoint(page, 3e38);
   await page.reload();
   await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
   await datasetReady(page);
@@ -247,5 +263,39 @@ test("a diverging run stops with a message, keeps the page's weights and offers 
   await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: MINUTES });
   assert.match(await page.locator("#checkpoint-text").textContent(), /stopped after epoch 1 of 2/);
   assert.equal(await page.locator("#train-start").isEnabled(), true, "a new run can start");
+  await context.close();
+});
+
+// Last in this file: it crashes the shared browser's GPU process.
+test("a lost GPU device stops the run with a message, keeps the page's weights and offers the last checkpoint", async () => {
+  const context = await shared.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}?compute=webgpu&dataset=data/small/manifest.json`);
+  await datasetReady(page);
+  await storeCheckpoint(page);
+  await page.reload();
+  await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
+  await datasetReady(page);
+  const weightsNote = await page.locator("#weights-note").textContent();
+  // The worker evaluates the loaded weights on its WebGPU device (minutes on SwiftShader): the
+  // device exists a moment after that starts, and the resumed run waits for the evaluation.
+  await page.waitForSelector("#evaluation-summary:has-text('Evaluating')");
+  await page.waitForTimeout(3000);
+  await page.waitForFunction(() => !document.querySelector("#checkpoint-resume").disabled);
+  await page.click("#checkpoint-resume");
+  // Chromium's GPU process goes down, as on a driver reset: every WebGPU device in it is lost.
+  await (await shared.browser.newBrowserCDPSession()).send("Browser.crashGpuProcess");
+  await page.waitForSelector("#train-status:has-text('failed')", { timeout: 5 * MINUTES });
+  assert.match(await page.locator("#error").textContent(),
+    /The GPU device was lost \(.+\)\. Training stopped; the page's weights are kept\. Continue from the last saved epoch on the CPU path/);
+  assert.equal(await page.locator("#weights-note").textContent(), weightsNote, "the page's model is unchanged");
+  await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: MINUTES });
+  assert.match(await page.locator("#checkpoint-text").textContent(), /stopped after epoch 1 of 2/);
+  // On the CPU path the run continues from that checkpoint.
+  await page.selectOption("#compute-select", "cpu");
+  await page.waitForURL(/compute=cpu/);
+  await page.waitForFunction(() => !document.querySelector("#checkpoint-resume").disabled, null, { timeout: 5 * MINUTES });
+  await page.click("#checkpoint-resume");
+  await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
   await context.close();
 });
