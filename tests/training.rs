@@ -120,3 +120,16 @@ fn a_loss_that_is_not_finite_stops_the_run_with_a_message() {
         "the loss became NaN at epoch 1: training stopped, the weights of the last good epoch are kept"
     );
 }
+
+#[test]
+fn a_poisoned_device_is_a_lost_device_in_the_drivers_words() {
+    use burn::tensor::ExecutionError;
+    use vit_web::training::TrainingError;
+    let poisoned = ExecutionError::DevicePoisoned {
+        reason: "The device is poisoned\nCaused by:\n  Unknown: A valid external Instance reference no longer exists.".into(),
+    };
+    let error = TrainingError::from(poisoned);
+    assert_eq!(error, TrainingError::DeviceLost("Unknown: A valid external Instance reference no longer exists.".into()));
+    assert!(error.to_string().starts_with("The GPU device was lost (Unknown: A valid external Instance reference no longer exists.). Training stopped"));
+    assert!(matches!(TrainingError::from(ExecutionError::with_context("a kernel failed")), TrainingError::Readback(_)));
+}

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use burn::module::Module;
-use burn::tensor::{Device, Int, Tensor};
+use burn::tensor::{Device, ExecutionError, Int, Tensor};
 
 use super::checkpoint::Checkpoint;
 use super::metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
@@ -69,6 +69,10 @@ pub enum TrainingError {
     NotFinite { epoch: usize, value: f32 },
     #[error("reading from the device failed: {0}")]
     Readback(String),
+    /// burn reported the device poisoned (a driver reset, a crashed GPU process): nothing more
+    /// can run on it. Holds the innermost cause, in the browser's or driver's words.
+    #[error("{}", crate::compute::device_loss_message(.0))]
+    DeviceLost(String),
     #[error("the checkpoint cannot be resumed: {0}")]
     Checkpoint(String),
 }
@@ -364,8 +368,7 @@ pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<TestE
     let accuracy = read_count(correct_sum).await? as f32 / count;
     let predictions = Tensor::cat(predictions, 0)
         .into_data_async()
-        .await
-        .map_err(|error| TrainingError::Readback(format!("{error:?}")))?
+        .await?
         .convert::<i64>()
         .try_to_vec::<i64>()
         .map_err(|error| TrainingError::Readback(format!("{error:?}")))?;
@@ -373,8 +376,17 @@ pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<TestE
     Ok(TestEvaluation { loss, accuracy, predictions })
 }
 
+impl From<ExecutionError> for TrainingError {
+    fn from(error: ExecutionError) -> Self {
+        match error {
+            ExecutionError::DevicePoisoned { reason } => TrainingError::DeviceLost(crate::compute::innermost_cause(&reason).to_string()),
+            other => TrainingError::Readback(other.to_string()),
+        }
+    }
+}
+
 async fn read_scalar(tensor: Tensor<1>) -> Result<f32, TrainingError> {
-    let data = tensor.into_data_async().await.map_err(|error| TrainingError::Readback(format!("{error:?}")))?;
+    let data = tensor.into_data_async().await?;
     data.convert::<f32>()
         .try_to_vec::<f32>()
         .map_err(|error| TrainingError::Readback(format!("{error:?}")))
@@ -382,7 +394,7 @@ async fn read_scalar(tensor: Tensor<1>) -> Result<f32, TrainingError> {
 }
 
 async fn read_count(tensor: Tensor<1, Int>) -> Result<i64, TrainingError> {
-    let data = tensor.into_data_async().await.map_err(|error| TrainingError::Readback(format!("{error:?}")))?;
+    let data = tensor.into_data_async().await?;
     data.convert::<i64>()
         .try_to_vec::<i64>()
         .map_err(|error| TrainingError::Readback(format!("{error:?}")))

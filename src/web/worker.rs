@@ -15,7 +15,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::adapter::init_device;
 use super::storage;
-use crate::compute::{ComputePath, device_loss_message, innermost_cause, is_device_loss};
+use crate::compute::{ComputePath, device_loss_message};
 use crate::data::ImageSet;
 use crate::data::asset::decode_asset_with_progress;
 use crate::data::cifar::decode_archive_from_reader;
@@ -24,7 +24,7 @@ use crate::data::manifest::{DatasetManifest, sha256_hex};
 use crate::data::subset::SubsetRule;
 use crate::inference::explain;
 use crate::protocol::{CheckpointSummary, DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
-use crate::training::{Checkpoint, TrainingRecipe, TrainingSession, evaluate};
+use crate::training::{Checkpoint, TrainingError, TrainingRecipe, TrainingSession, evaluate};
 use crate::weights::from_safetensors;
 
 #[wasm_bindgen(module = "/www/checkpoint.js")]
@@ -225,13 +225,12 @@ async fn evaluate_weights(weights: Vec<u8>, compute: ComputePath) {
         let dataset = STATE.with(|state| state.borrow().dataset.clone()).ok_or("load the dataset first")?;
         let device = device_for(compute).await?;
         let (model, _) = from_safetensors(&weights, &device).map_err(|error| error.to_string())?;
-        evaluate(&model, &dataset.1).await.map_err(|error| error.to_string())
+        evaluate(&model, &dataset.1).await.map_err(|error| match note_device_loss(error) {
+            TrainingError::DeviceLost(cause) => format!("the GPU device was lost ({cause})"),
+            other => other.to_string(),
+        })
     }
     .await;
-    let result = result.map_err(|message| match device_lost(compute, &message) {
-        Some(cause) => format!("the GPU device was lost ({cause})"),
-        None => message,
-    });
     STATE.with(|state| state.borrow_mut().evaluating = false);
     match result {
         Ok(evaluation) => post(&WorkerOutput::Evaluated { evaluation }, None),
@@ -350,19 +349,15 @@ fn resolve(manifest_url: &str, file: &str) -> String {
     }
 }
 
-/// Whether a failure on `compute` came from a lost WebGPU device, and why it was lost. The first
-/// loss is remembered: no later WebGPU work can succeed in this worker.
-fn device_lost(compute: ComputePath, message: &str) -> Option<String> {
-    if compute != ComputePath::WebGpu {
-        return None;
+/// Remembers a lost device's cause, as no later WebGPU work can succeed in this worker (burn
+/// cannot initialise a second WebGPU runtime); passes the error on.
+fn note_device_loss(error: TrainingError) -> TrainingError {
+    if let TrainingError::DeviceLost(cause) = &error {
+        STATE.with(|state| {
+            state.borrow_mut().webgpu_lost.get_or_insert_with(|| cause.clone());
+        });
     }
-    STATE.with(|state| {
-        let mut state = state.borrow_mut();
-        if state.webgpu_lost.is_none() && is_device_loss(message) {
-            state.webgpu_lost = Some(innermost_cause(message).to_string());
-        }
-        state.webgpu_lost.clone()
-    })
+    error
 }
 
 async fn device_for(compute: ComputePath) -> Result<Device, String> {
@@ -395,7 +390,9 @@ async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {
     match result {
         Ok(stopped_early) => post(&WorkerOutput::Finished { stopped_early }, None),
         Err(message) => {
-            let message = device_lost(compute, &message).map(|cause| device_loss_message(&cause)).unwrap_or(message);
+            // After a device loss every failure on WebGPU comes from it; say so in one way.
+            let lost = STATE.with(|state| state.borrow().webgpu_lost.clone()).filter(|_| compute == ComputePath::WebGpu);
+            let message = lost.map(|cause| device_loss_message(&cause)).unwrap_or(message);
             post(&WorkerOutput::TrainingFailed { message }, None);
             // A diverged run or a lost device: offer to continue from the last saved epoch.
             announce_checkpoint().await;
@@ -460,7 +457,7 @@ async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Res
                 paused_seconds += now_seconds() - pause_started;
                 continue;
             }
-            let report = session.step().await.map_err(|error| error.to_string())?;
+            let report = session.step().await.map_err(|error| note_device_loss(error).to_string())?;
             images_done += report.images;
             if report.step == 1 || report.step % PROBE_EVERY == 0 {
                 let model = session.model().valid();
@@ -486,9 +483,9 @@ async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Res
         }
         let epoch_seconds = now_seconds() - epoch_started - paused_seconds;
         train_seconds += epoch_seconds;
-        let metrics = session.finish_epoch(epoch_seconds).await.map_err(|error| error.to_string())?;
+        let metrics = session.finish_epoch(epoch_seconds).await.map_err(|error| note_device_loss(error).to_string())?;
         // burn reads the optimizer's state synchronously: possible on the CPU, not on WebGPU.
-        let checkpoint = session.checkpoint(compute == ComputePath::Cpu).await.map_err(|error| error.to_string())?;
+        let checkpoint = session.checkpoint(compute == ComputePath::Cpu).await.map_err(|error| note_device_loss(error).to_string())?;
         let evaluation = session.last_evaluation().cloned().expect("an epoch just finished");
         post(
             &WorkerOutput::Epoch { metrics: metrics.clone(), evaluation, heap_bytes: heap_bytes(), gpu_bytes: gpu_bytes(&device) },
