@@ -23,6 +23,9 @@ pub async fn adapter_summary() -> Option<AdapterSummary> {
 /// Creates the device for `path`. WebGPU must be initialised asynchronously, once, before any
 /// tensor exists on it.
 pub async fn init_device(path: ComputePath) -> Result<Device, String> {
+    // Before cubecl's first kernel needs its registries; the browser tests come in here, not
+    // through the module's start function.
+    super::constructors::run_static_constructors();
     match path {
         ComputePath::Cpu => Ok(Device::flex()),
         ComputePath::WebGpu => Device::wgpu_options()

@@ -5,6 +5,7 @@
 pub mod adapter;
 mod attention_view;
 mod chart_view;
+pub(crate) mod constructors;
 mod dataset_view;
 mod dom;
 mod page;
@@ -22,6 +23,7 @@ use wasm_bindgen::prelude::*;
 /// the training worker and the browser tests load the same module where there is no such page.
 #[wasm_bindgen(start)]
 pub fn start() {
+    constructors::run_static_constructors();
     console_error_panic_hook::set_once();
     let on_app_page = web_sys::window()
         .and_then(|window| window.document())
