@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks (not tests): native CPU throughput, then the page in headless Chromium (dataset
-# load, training images/s on the wasm CPU path and on WebGPU). Prints JSON lines.
+# load, training images/s on the wasm CPU path and on WebGPU, WebGPU kernel times). Prints JSON lines.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
@@ -20,6 +20,9 @@ wasm=dist/vit-web_bg.wasm
 echo "{\"bench\":\"wasm_size\",\"raw_bytes\":$(wc -c < "$wasm"),\"gzip_bytes\":$(gzip -9 -c "$wasm" | wc -c)}"
 source scripts/fetch-photo.sh
 (cd tests/e2e && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; } && node bench.mjs)
+# The same forward kernels as `bench`'s native_kernel lines, on WebGPU inside Chromium.
+WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} cargo test --quiet --target wasm32-unknown-unknown \
+    --test browser_kernels -- --include-ignored --nocapture 2>&1 | grep '"bench"'
 
 # The learning curve in the page against the native trainer on the same 2,000 + 1,000 images and
 # recipe (the reference's, at batch 64), with the worker's wasm memory after every epoch.

@@ -15,6 +15,7 @@ pub mod parity;
 pub mod inference;
 pub mod preprocess;
 pub mod protocol;
+pub mod step_kernels;
 pub mod training;
 pub mod viz;
 pub mod weights;

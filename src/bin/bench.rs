@@ -39,6 +39,7 @@ mod native {
     use vit_web::data::rng::Pcg32;
     use vit_web::data::subset::SubsetRule;
     use vit_web::model::VitConfig;
+    use vit_web::step_kernels::{StepKernel, step_kernels};
     use vit_web::training::{OptimizerRecipe, Trainer};
 
     pub fn run(arguments: Vec<String>) -> Result<(), String> {
@@ -151,38 +152,11 @@ mod native {
     /// for with a device sync.
     fn kernel_figures(context: &Context, batch: usize) {
         let device = &context.device;
-        let (tokens, width, heads) = (65, 128, 4);
-        let rows = batch * tokens;
-        let random = |shape: [usize; 4]| Tensor::<4>::random(shape, Distribution::Normal(0.0, 1.0), device);
-        let activations = random([1, 1, rows, width]);
-        let qkv_weight = random([1, 1, width, 3 * width]);
-        let mlp_weight = random([1, 1, width, 2 * width]);
-        let queries = random([batch, heads, tokens, width / heads]);
-        let scores = random([batch, heads, tokens, tokens]);
-        let hidden = random([1, batch, tokens, 2 * width]);
-        let (gamma, beta) = (Tensor::<1>::ones([width], device), Tensor::<1>::zeros([width], device));
-        let matmul_flops = |m: usize, k: usize, n: usize, count: usize| (2 * m * k * n * count) as f64;
-        let kernels: Vec<(&str, f64, Box<dyn Fn() -> Tensor<4>>)> = vec![
-            ("matmul_qkv", matmul_flops(rows, width, 3 * width, 1), Box::new(|| activations.clone().matmul(qkv_weight.clone()))),
-            ("matmul_mlp", matmul_flops(rows, width, 2 * width, 1), Box::new(|| activations.clone().matmul(mlp_weight.clone()))),
-            (
-                "matmul_attention_scores",
-                matmul_flops(tokens, width / heads, tokens, batch * heads),
-                Box::new(|| queries.clone().matmul(queries.clone().swap_dims(2, 3))),
-            ),
-            ("softmax", 0.0, Box::new(|| burn::tensor::activation::softmax(scores.clone(), 3))),
-            ("gelu", 0.0, Box::new(|| burn::tensor::activation::gelu(hidden.clone()))),
-            (
-                "layer_norm",
-                0.0,
-                Box::new(|| burn::tensor::module::layer_norm(activations.clone(), gamma.clone(), Some(beta.clone()), 1e-6)),
-            ),
-        ];
-        for (name, flops, kernel) in kernels {
+        for StepKernel { name, flops, run } in step_kernels(batch, device) {
             let mut times = Vec::new();
             for _ in 0..6 {
                 let started = Instant::now();
-                let output = kernel();
+                let output = run();
                 device.sync().expect("the device runs the kernel");
                 times.push(started.elapsed().as_secs_f64() * 1e3);
                 drop(output);
