@@ -185,6 +185,9 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
             let remaining = elapsed_seconds / step as f64 * (total_steps - step) as f64;
             set_text("train-time", &format!("{} elapsed · about {} left", duration(elapsed_seconds), duration(remaining)));
             if let Some(loss) = smoothed_loss {
+                // The last step whose loss was read back: every step up to it has run, where on
+                // WebGPU the others are reported once queued. The benchmark times spans to it.
+                let _ = element::<HtmlElement>("step-text").set_attribute("data-read-step", &step.to_string());
                 set_text("train-loss", &format!("{loss:.4}"));
                 let mut app = app.borrow_mut();
                 app.history.steps.push(StepPoint { step, loss });

@@ -2,8 +2,8 @@
 // Not a test: nothing is asserted about time. Run by scripts/bench.sh after a release build.
 //   node tests/e2e/bench.mjs
 // BENCH_SECTIONS (dataset,predict,train) and BENCH_COMPUTE (cpu,webgpu) pick what runs;
-// WEBGPU_BATCH (8) and WEBGPU_STEPS (5, rounded down to a multiple of 5) size the WebGPU training run, which takes seconds to
-// minutes per step on SwiftShader.
+// WEBGPU_BATCH (8) and WEBGPU_STEPS (5; the span runs on to the next step whose loss the page reads)
+// size the WebGPU training run, which takes seconds to minutes per step on SwiftShader.
 import { resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
@@ -79,27 +79,26 @@ try {
     const started = Date.now();
     await page.click("#train-start");
     const steps = Math.ceil(512 / run.batch);
+    const target = Math.min(steps, run.maxSteps ?? steps);
     // The first step apart (on WebGPU it compiles the kernels), then the mean of the rest. On
-    // WebGPU the page reports a step once it is queued, except where it reads back: step 1 (the
-    // attention probe) and every 5th step (the running loss). So a WebGPU span ends on a multiple
-    // of 5, where every step before it has run.
-    const target = run.compute === "webgpu"
-      ? Math.max(5, Math.floor(Math.min(steps, run.maxSteps) / 5) * 5)
-      : Math.min(steps, run.maxSteps ?? steps);
-    const reached = async (step) => {
-      await page.waitForFunction((step) => {
-        const text = document.querySelector("#step-text")?.textContent ?? "";
-        return Number(text.split(" ")[0]) >= step;
-      }, step, { timeout: 1_800_000, polling: 100 });
-      return Date.now();
+    // WebGPU the page reports a step once it is queued, so a span starts at step 1 (the page
+    // reads its attention back) and ends at a step whose loss was read back (#step-text's
+    // data-read-step), where every step before it has run.
+    const stepReached = async (attribute, step) => {
+      const handle = await page.waitForFunction(({ attribute, step }) => {
+        const element = document.querySelector("#step-text");
+        const value = attribute ? Number(element?.getAttribute(attribute)) : Number((element?.textContent ?? "").split(" ")[0]);
+        return value >= step && value;
+      }, { attribute, step }, { timeout: 1_800_000, polling: 100 });
+      return { at: Date.now(), step: await handle.jsonValue() };
     };
-    const firstStep = await reached(1);
-    const lastStep = await reached(target);
+    const first = await stepReached(null, 1);
+    const last = await stepReached("data-read-step", target);
     print({ bench: "browser_train", compute: run.compute, adapter: await page.locator("#adapter").textContent(),
-      batch: run.batch, steps: target,
+      batch: run.batch, steps: last.step,
       images_per_second: Number(await page.locator("#train-speed").getAttribute("data-images-per-second")),
-      first_step_seconds: (firstStep - started) / 1000,
-      later_seconds_per_step: target > 1 ? (lastStep - firstStep) / 1000 / (target - 1) : null,
+      first_step_seconds: (first.at - started) / 1000,
+      later_seconds_per_step: last.step > 1 ? (last.at - first.at) / 1000 / (last.step - 1) : null,
       wall_seconds: (Date.now() - started) / 1000 });
     await page.click("#train-stop").catch(() => {});
     await page.close();
