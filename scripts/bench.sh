@@ -21,7 +21,7 @@ echo "{\"bench\":\"wasm_size\",\"raw_bytes\":$(wc -c < "$wasm"),\"gzip_bytes\":$
 source scripts/fetch-photo.sh
 (cd tests/e2e && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; } && node bench.mjs)
 # The same forward kernels as `bench`'s native_kernel lines, on WebGPU inside Chromium.
-WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} cargo test --quiet --target wasm32-unknown-unknown \
+WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} cargo test --target wasm32-unknown-unknown \
     --test browser_kernels -- --include-ignored --nocapture 2>&1 | grep '"bench"'
 
 # The learning curve in the page against the native trainer on the same 2,000 + 1,000 images and

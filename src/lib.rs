@@ -13,6 +13,7 @@ pub mod model;
 pub mod native_memory;
 pub mod parity;
 pub mod inference;
+pub mod matmul;
 pub mod preprocess;
 pub mod protocol;
 pub mod step_kernels;

@@ -1,7 +1,10 @@
 //! The forward kernels that make up most of a training step, alone at the tiny preset's shapes
 //! (65 tokens, width 128, 4 heads, MLP 256): what `bench` times natively and
 //! `tests/browser_kernels.rs` times in the browser, so the two can be set side by side.
+//! The `blocked_` products go through [`crate::matmul::blocked_matmul`], the model's path on a
+//! GPU; on the CPU backend they are burn's matmul again.
 
+use crate::matmul::blocked_matmul;
 use burn::tensor::activation::{gelu, softmax};
 use burn::tensor::module::layer_norm;
 use burn::tensor::{Device, Distribution, Tensor};
@@ -28,6 +31,11 @@ pub fn step_kernels(batch: usize, device: &Device) -> Vec<StepKernel> {
     let (gamma, beta) = (Tensor::<1>::ones([width], device), Tensor::<1>::zeros([width], device));
     let matmul_flops = |m: usize, k: usize, n: usize, count: usize| (2 * m * k * n * count) as f64;
     let (a, b) = (activations.clone(), activations.clone());
+    let (blocked_a, blocked_b) = (activations.clone(), activations.clone());
+    let (blocked_qkv, blocked_mlp) = (qkv_weight.clone(), mlp_weight.clone());
+    let blocked = |lhs: &Tensor<4>, rhs: &Tensor<4>| -> Tensor<4> {
+        blocked_matmul(lhs.clone().squeeze_dim(0), rhs.clone().squeeze_dim(0)).unsqueeze()
+    };
     vec![
         StepKernel {
             name: "matmul_qkv",
@@ -38,6 +46,16 @@ pub fn step_kernels(batch: usize, device: &Device) -> Vec<StepKernel> {
             name: "matmul_mlp",
             flops: matmul_flops(rows, width, 2 * width, 1),
             run: Box::new(move || b.clone().matmul(mlp_weight.clone())),
+        },
+        StepKernel {
+            name: "blocked_matmul_qkv",
+            flops: matmul_flops(rows, width, 3 * width, 1),
+            run: Box::new(move || blocked(&blocked_a, &blocked_qkv)),
+        },
+        StepKernel {
+            name: "blocked_matmul_mlp",
+            flops: matmul_flops(rows, width, 2 * width, 1),
+            run: Box::new(move || blocked(&blocked_b, &blocked_mlp)),
         },
         StepKernel {
             name: "matmul_attention_scores",

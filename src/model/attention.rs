@@ -1,3 +1,4 @@
+use crate::matmul::{heads_matmul, linear};
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Linear, LinearConfig};
 use burn::tensor::activation::softmax;
@@ -42,9 +43,7 @@ impl MultiHeadSelfAttention {
         let [batch, length, dim] = tokens.dims();
         let head_dim = dim / self.heads;
 
-        let qkv = self
-            .qkv
-            .forward(tokens) // [batch, tokens, 3 * embed_dim]
+        let qkv = linear(&self.qkv, tokens) // [batch, tokens, 3 * embed_dim]
             .reshape([batch, length, 3, self.heads, head_dim])
             .permute([2, 0, 3, 1, 4]); // [3, batch, heads, tokens, head_dim]
         let split = |index: usize| -> Tensor<4> {
@@ -54,14 +53,11 @@ impl MultiHeadSelfAttention {
         };
         let (query, key, value) = (split(0), split(1), split(2));
 
-        let scores = query.matmul(key.swap_dims(2, 3)) / (head_dim as f64).sqrt(); // [batch, heads, tokens, tokens]
+        let scores = heads_matmul(query, key.swap_dims(2, 3)) / (head_dim as f64).sqrt(); // [batch, heads, tokens, tokens]
         let weights = softmax(scores, 3);
-        let attended = self
-            .dropout
-            .forward(weights.clone())
-            .matmul(value) // [batch, heads, tokens, head_dim]
+        let attended = heads_matmul(self.dropout.forward(weights.clone()), value) // [batch, heads, tokens, head_dim]
             .swap_dims(1, 2) // [batch, tokens, heads, head_dim]
             .reshape([batch, length, dim]);
-        (self.projection.forward(attended), weights)
+        (linear(&self.projection, attended), weights)
     }
 }

@@ -1,3 +1,4 @@
+use crate::matmul::linear;
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Gelu, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Device, Tensor};
@@ -52,8 +53,8 @@ impl TransformerEncoderBlock {
         let (attended, attention) = self.attention.forward(self.attention_norm.forward(tokens.clone()));
         let tokens = tokens + self.dropout.forward(attended);
 
-        let hidden = self.activation.forward(self.mlp_in.forward(self.mlp_norm.forward(tokens.clone()))); // [batch, tokens, mlp_dim]
-        let tokens = tokens + self.dropout.forward(self.mlp_out.forward(self.dropout.forward(hidden)));
+        let hidden = self.activation.forward(linear(&self.mlp_in, self.mlp_norm.forward(tokens.clone()))); // [batch, tokens, mlp_dim]
+        let tokens = tokens + self.dropout.forward(linear(&self.mlp_out, self.dropout.forward(hidden)));
         (tokens, attention)
     }
 }
