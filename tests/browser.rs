@@ -147,8 +147,8 @@ fn assert_close(ours: &[f32], reference: &[f32], what: &str) {
     }
 }
 
-/// The register-blocked WGSL kernels (vec4 where K and N allow, scalar otherwise) give burn's
-/// matmul results, values and both gradients, at the model's shapes and at ragged edges.
+/// The register-blocked WGSL kernel (on zero-padded copies where K or N is not a multiple of 4)
+/// gives burn's matmul results, values and both gradients, at the model's shapes and ragged edges.
 #[wasm_bindgen_test]
 async fn blocked_matmul_agrees_with_burns_matmul_on_webgpu() {
     use vit_web::matmul::blocked_matmul;

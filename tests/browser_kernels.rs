@@ -65,3 +65,94 @@ async fn webgpu_kernel_times() {
         }
     }
 }
+
+/// Where a WebGPU training step's time goes, at batch 64: the forward pass and its parts, the
+/// backward pass, and the optimiser (the rest of a full step).
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run with --include-ignored --nocapture"]
+async fn webgpu_step_parts() {
+    use burn::tensor::{Distribution, Int, TensorData};
+    use vit_web::model::VitConfig;
+    use vit_web::training::{OptimizerRecipe, Trainer};
+    let device = init_device(ComputePath::WebGpu).await.expect("WebGPU");
+    let print = |line: String| web_sys::console::log_1(&line.into());
+    let batch = 64;
+    let part = |name: &str, first: f64, ms: f64| {
+        format!("{{\"bench\":\"browser_step_part\",\"batch\":{batch},\"part\":\"{name}\",\"first_ms\":{first:.0},\"ms\":{ms:.0}}}")
+    };
+    let config = VitConfig::tiny();
+    let images = Tensor::<4>::random([batch, 3, 32, 32], Distribution::Normal(0.0, 1.0), &device);
+    let model = config.init(&device);
+    let tokens = Tensor::<3>::random([batch, 65, 128], Distribution::Normal(0.0, 1.0), &device);
+
+    let (first, ms) = time_runs(|| model.patch_embedding.forward(images.clone()).unsqueeze()).await;
+    print(part("forward_patch_embedding", first, ms));
+    let (first, ms) = time_runs(|| model.blocks[0].forward(tokens.clone()).0.unsqueeze()).await;
+    print(part("forward_one_block", first, ms));
+    let block = &model.blocks[0];
+    let (first, ms) = time_runs(|| block.attention.forward(tokens.clone()).0.unsqueeze()).await;
+    print(part("forward_attention", first, ms));
+    let (first, ms) = time_runs(|| block.attention_norm.forward(tokens.clone()).unsqueeze()).await;
+    print(part("forward_layer_norm", first, ms));
+    let (first, ms) = time_runs(|| vit_web::matmul::linear(&block.mlp_in, tokens.clone()).unsqueeze()).await;
+    print(part("forward_linear_128_256", first, ms));
+    let (first, ms) = time_runs(|| model.forward(images.clone()).unsqueeze()).await;
+    print(part("forward", first, ms));
+
+    let autodiff = device.clone().autodiff();
+    let block = config.init(&autodiff).blocks.remove(0);
+    let block_tokens = Tensor::<3>::from_inner(tokens.clone());
+    let (first, ms) = time_runs(|| {
+        let tokens = block_tokens.clone().require_grad();
+        let grads = block.forward(tokens.clone()).0.sum().backward();
+        tokens.grad(&grads).expect("∂tokens").unsqueeze()
+    })
+    .await;
+    print(part("forward_backward_one_block", first, ms));
+
+    let model = config.init(&autodiff);
+    let images_ad = Tensor::<4>::from_inner(images.clone());
+    let (first, ms) = time_runs(|| {
+        let grads = model.forward(images_ad.clone()).sum().backward();
+        model.head.weight.grad(&grads).expect("∂head").unsqueeze()
+    })
+    .await;
+    print(part("forward_backward", first, ms));
+
+    let labels = Tensor::<1, Int>::from_data(TensorData::new((0..batch as i64).map(|i| i % 10).collect::<Vec<_>>(), [batch]), &autodiff);
+    let trainer = std::cell::RefCell::new(Trainer::new(config.init(&autodiff), OptimizerRecipe::default(), 100, &autodiff));
+    let (first, ms) = time_runs(|| {
+        let output = trainer.borrow_mut().step(images_ad.clone(), labels.clone());
+        output.loss.unsqueeze()
+    })
+    .await;
+    print(part("training_step", first, ms));
+}
+
+#[wasm_bindgen_test]
+#[ignore = "a benchmark: run with --include-ignored --nocapture"]
+async fn webgpu_attention_probe() {
+    use burn::tensor::Distribution;
+    use vit_web::matmul::blocked_matmul;
+    let device = init_device(ComputePath::WebGpu).await.expect("WebGPU");
+    let print = |line: String| web_sys::console::log_1(&line.into());
+    let random = |shape: [usize; 3]| Tensor::<3>::random(shape, Distribution::Normal(0.0, 1.0), &device);
+    for (name, lhs, rhs) in [
+        ("values_fresh", random([256, 65, 65]), random([256, 65, 32])),
+        ("scores_fresh", random([256, 65, 32]), random([256, 32, 65])),
+        ("values_padded_vec4", random([256, 65, 68]), random([256, 68, 32])),
+        ("scores_padded_vec4", random([256, 65, 32]), random([256, 32, 68])),
+        ("values_b1_any", random([1, 65, 65]), random([1, 65, 32])),
+        ("rows_fresh", random([1, 16640, 64]), random([1, 64, 32])),
+    ] {
+        for _ in 0..3 {
+            let started = now_ms();
+            wait_for(blocked_matmul(lhs.clone(), rhs.clone()).unsqueeze()).await;
+            print(format!("{name}: {:.1} ms", now_ms() - started));
+        }
+        let started = now_ms();
+        let out = blocked_matmul(lhs.clone(), rhs.clone());
+        let data = out.into_data_async().await.expect("readback");
+        print(format!("{name} full readback: {:.1} ms ({} values)", now_ms() - started, data.num_elements()));
+    }
+}
