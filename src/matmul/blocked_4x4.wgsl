@@ -13,8 +13,11 @@ const BATCH: u32 = {{batch}}u;
 const ROW_BLOCKS: u32 = (M + 3u) / 4u;
 const BLOCKS: u32 = ROW_BLOCKS * N4;
 
-@group(0) @binding(0) var<storage, read> lhs: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> rhs: array<vec4<f32>>;
+// All three read_write although two are only read: burn's memory pool may place an operand and
+// the output in one GPU buffer, and WebGPU forbids a buffer bound both read-only and writable in
+// one dispatch (two writable bindings of disjoint ranges are allowed).
+@group(0) @binding(0) var<storage, read_write> lhs: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> rhs: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
 
 @compute @workgroup_size(64)
