@@ -20,9 +20,12 @@ wasm=dist/vit-web_bg.wasm
 echo "{\"bench\":\"wasm_size\",\"raw_bytes\":$(wc -c < "$wasm"),\"gzip_bytes\":$(gzip -9 -c "$wasm" | wc -c)}"
 source scripts/fetch-photo.sh
 (cd tests/e2e && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; } && node bench.mjs)
-# The same forward kernels as `bench`'s native_kernel lines, on WebGPU inside Chromium.
-WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} cargo test --target wasm32-unknown-unknown \
-    --test browser_kernels -- --include-ignored --nocapture 2>&1 | grep '"bench"'
+# The same forward kernels as `bench`'s native_kernel lines, on WebGPU inside Chromium, then the
+# parts of a batch-64 training step there; one page each, so neither runs in the other's memory.
+for part in webgpu_kernel_times webgpu_step_parts; do
+    WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} cargo test --target wasm32-unknown-unknown \
+        --test browser_kernels -- --include-ignored --nocapture "$part" 2>&1 | grep '"bench"'
+done
 
 # The learning curve in the page against the native trainer on the same 2,000 + 1,000 images and
 # recipe (the reference's, at batch 64), with the worker's wasm memory after every epoch.

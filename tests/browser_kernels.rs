@@ -1,10 +1,13 @@
-//! A benchmark, not a test (ignored unless asked for): the time of the tiny ViT's main kernels on
-//! WebGPU inside the browser, at the shapes `bench --backend wgpu` measures natively, so the two
-//! can be set side by side. Each kernel runs four times; the first includes compiling it, and each
-//! run waits for a one-element readback of its output (also timed alone, with a launch's cost).
+//! Benchmarks, not tests (ignored unless asked for), on WebGPU inside the browser:
+//! `webgpu_kernel_times` times the tiny ViT's main kernels at the shapes `bench --backend wgpu`
+//! measures natively, so the two can be set side by side. Each kernel runs four times; the first
+//! includes compiling it, and each run waits for a one-element readback of its output (also timed
+//! alone, with a launch's cost). `webgpu_step_parts` splits a batch-64 training step into its
+//! forward pass (and parts of it), backward pass and optimiser.
 //!
 //! ```text
-//! cargo test --target wasm32-unknown-unknown --test browser_kernels -- --include-ignored --nocapture
+//! cargo test --target wasm32-unknown-unknown --test browser_kernels -- --include-ignored --nocapture webgpu_kernel_times
+//! cargo test --target wasm32-unknown-unknown --test browser_kernels -- --include-ignored --nocapture webgpu_step_parts
 //! ```
 #![cfg(target_family = "wasm")]
 
@@ -127,32 +130,4 @@ async fn webgpu_step_parts() {
     })
     .await;
     print(part("training_step", first, ms));
-}
-
-#[wasm_bindgen_test]
-#[ignore = "a benchmark: run with --include-ignored --nocapture"]
-async fn webgpu_attention_probe() {
-    use burn::tensor::Distribution;
-    use vit_web::matmul::blocked_matmul;
-    let device = init_device(ComputePath::WebGpu).await.expect("WebGPU");
-    let print = |line: String| web_sys::console::log_1(&line.into());
-    let random = |shape: [usize; 3]| Tensor::<3>::random(shape, Distribution::Normal(0.0, 1.0), &device);
-    for (name, lhs, rhs) in [
-        ("values_fresh", random([256, 65, 65]), random([256, 65, 32])),
-        ("scores_fresh", random([256, 65, 32]), random([256, 32, 65])),
-        ("values_padded_vec4", random([256, 65, 68]), random([256, 68, 32])),
-        ("scores_padded_vec4", random([256, 65, 32]), random([256, 32, 68])),
-        ("values_b1_any", random([1, 65, 65]), random([1, 65, 32])),
-        ("rows_fresh", random([1, 16640, 64]), random([1, 64, 32])),
-    ] {
-        for _ in 0..3 {
-            let started = now_ms();
-            wait_for(blocked_matmul(lhs.clone(), rhs.clone()).unsqueeze()).await;
-            print(format!("{name}: {:.1} ms", now_ms() - started));
-        }
-        let started = now_ms();
-        let out = blocked_matmul(lhs.clone(), rhs.clone());
-        let data = out.into_data_async().await.expect("readback");
-        print(format!("{name} full readback: {:.1} ms ({} values)", now_ms() - started, data.num_elements()));
-    }
 }
