@@ -8,6 +8,7 @@ pub mod classes;
 pub mod compute;
 pub mod data;
 pub mod display;
+pub mod gelu;
 pub mod model;
 #[cfg(not(target_family = "wasm"))]
 pub mod native_memory;

@@ -84,7 +84,19 @@ pub fn step_kernels(batch: usize, device: &Device) -> Vec<StepKernel> {
             }),
         },
         StepKernel { name: "softmax", flops: 0.0, run: Box::new(move || softmax(scores.clone(), 3)) },
-        StepKernel { name: "gelu", flops: 0.0, run: Box::new(move || gelu(hidden.clone())) },
+        StepKernel {
+            name: "gelu",
+            flops: 0.0,
+            run: Box::new({
+                let hidden = hidden.clone();
+                move || gelu(hidden.clone())
+            }),
+        },
+        StepKernel {
+            name: "gelu_vectorised",
+            flops: 0.0,
+            run: Box::new(move || crate::gelu::gelu(hidden.clone())),
+        },
         StepKernel {
             name: "add_bias",
             flops: 0.0,

@@ -1,3 +1,4 @@
+use crate::gelu::gelu;
 use crate::matmul::linear;
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Gelu, LayerNorm, LayerNormConfig, Linear, LinearConfig};
@@ -12,6 +13,8 @@ pub struct TransformerEncoderBlock {
     pub attention: MultiHeadSelfAttention,
     pub mlp_norm: LayerNorm,
     pub mlp_in: Linear,
+    /// Names the activation; applied through [`crate::gelu::gelu`] (the same function,
+    /// vectorised on the CPU). Kept so that saved checkpoints keep their record layout.
     pub activation: Gelu,
     pub mlp_out: Linear,
     pub dropout: Dropout,
@@ -53,7 +56,7 @@ impl TransformerEncoderBlock {
         let (attended, attention) = self.attention.forward(self.attention_norm.forward(tokens.clone()));
         let tokens = tokens + self.dropout.forward(attended);
 
-        let hidden = self.activation.forward(linear(&self.mlp_in, self.mlp_norm.forward(tokens.clone()))); // [batch, tokens, mlp_dim]
+        let hidden = gelu(linear(&self.mlp_in, self.mlp_norm.forward(tokens.clone()))); // [batch, tokens, mlp_dim]
         let tokens = tokens + self.dropout.forward(linear(&self.mlp_out, self.dropout.forward(hidden)));
         (tokens, attention)
     }
