@@ -41,14 +41,14 @@ try {
     await context.close();
   }
 
-  // 2. One picture's prediction with every layer's attention, on the CPU path: the sample at
+  // 2. One picture's prediction with every layer's attention, on each path: the sample at
   //    start-up (its first run), then the same picture again and a photograph (TEST_PHOTO).
-  if (sections.includes("predict")) {
+  for (const compute of sections.includes("predict") ? computePaths : []) {
     const page = await browser.newPage();
-    await page.goto(`${server.url}?compute=cpu`);
+    await page.goto(`${server.url}?compute=${compute}`);
     const latency = async (what) => {
       await page.waitForFunction(() => document.querySelector("#inference-time").dataset.ms, null, { timeout: 600_000 });
-      print({ bench: "browser_predict", compute: "cpu", picture: what,
+      print({ bench: "browser_predict", compute, picture: what,
         milliseconds: Number(await page.locator("#inference-time").getAttribute("data-ms")) });
       await page.evaluate(() => delete document.querySelector("#inference-time").dataset.ms);
     };
