@@ -77,9 +77,14 @@ async fn parity_logits(device: &Device) -> Vec<f32> {
 
 fn assert_matches_native(logits: &[f32], path: &str) {
     let expected: Vec<f32> = serde_json::from_str(PARITY_LOGITS).expect("fixture is JSON");
-    assert_eq!(logits.len(), expected.len());
-    for (index, (got, want)) in logits.iter().zip(&expected).enumerate() {
-        assert!((got - want).abs() <= TOLERANCE * want.abs().max(1.0), "{path} logit {index}: {got} vs native {want}");
+    assert_close(logits, &expected, &format!("{path} logits against the native computation"));
+}
+
+/// Every value within [`TOLERANCE`] of the reference, relative to max(1, |reference|).
+fn assert_close(ours: &[f32], reference: &[f32], what: &str) {
+    assert_eq!(ours.len(), reference.len(), "{what}: lengths differ");
+    for (index, (got, want)) in ours.iter().zip(reference).enumerate() {
+        assert!((got - want).abs() <= TOLERANCE * want.abs().max(1.0), "{what}[{index}]: {got} against {want}");
     }
 }
 
@@ -140,13 +145,6 @@ async fn read3(tensor: Tensor<3>) -> Vec<f32> {
     read(tensor.flatten(0, 2)).await
 }
 
-fn assert_close(ours: &[f32], reference: &[f32], what: &str) {
-    assert_eq!(ours.len(), reference.len(), "{what}: lengths differ");
-    for (index, (a, b)) in ours.iter().zip(reference).enumerate() {
-        assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{what}[{index}]: {a} against burn's {b}");
-    }
-}
-
 /// The register-blocked WGSL kernel (on zero-padded copies where K or N is not a multiple of 4)
 /// gives burn's matmul results, values and both gradients, at the model's shapes and ragged edges.
 #[wasm_bindgen_test]
@@ -166,8 +164,8 @@ async fn blocked_matmul_agrees_with_burns_matmul_on_webgpu() {
         let grads = (burns.clone() * weights).sum().backward();
         let (burns_lhs, burns_rhs) = (lhs.grad(&grads).expect("∂lhs"), rhs.grad(&grads).expect("∂rhs"));
 
-        assert_close(&read3(ours.inner()).await, &read3(burns.inner()).await, &what);
-        assert_close(&read3(ours_lhs).await, &read3(burns_lhs).await, &format!("∂lhs of {what}"));
-        assert_close(&read3(ours_rhs).await, &read3(burns_rhs).await, &format!("∂rhs of {what}"));
+        assert_close(&read3(ours.inner()).await, &read3(burns.inner()).await, &format!("{what} against burn's"));
+        assert_close(&read3(ours_lhs).await, &read3(burns_lhs).await, &format!("∂lhs of {what} against burn's"));
+        assert_close(&read3(ours_rhs).await, &read3(burns_rhs).await, &format!("∂rhs of {what} against burn's"));
     }
 }
