@@ -8,10 +8,12 @@ pub mod classes;
 pub mod compute;
 pub mod data;
 pub mod display;
+pub mod fused_attention;
 pub mod gelu;
 pub mod model;
 #[cfg(not(target_family = "wasm"))]
 pub mod native_memory;
+pub mod parallel;
 pub mod parity;
 pub mod inference;
 pub mod matmul;

@@ -1,7 +1,7 @@
-use crate::matmul::{heads_matmul, linear};
+use crate::fused_attention::attention_core;
+use crate::matmul::linear;
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Linear, LinearConfig};
-use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor};
 
 /// Multi-head self-attention with one fused QKV projection, written out as
@@ -40,24 +40,8 @@ impl MultiHeadSelfAttention {
     /// - output: `[batch, tokens, embed_dim]`
     /// - weights: `[batch, heads, tokens, tokens]`
     pub fn forward(&self, tokens: Tensor<3>) -> (Tensor<3>, Tensor<4>) {
-        let [batch, length, dim] = tokens.dims();
-        let head_dim = dim / self.heads;
-
-        let qkv = linear(&self.qkv, tokens) // [batch, tokens, 3 * embed_dim]
-            .reshape([batch, length, 3, self.heads, head_dim])
-            .permute([2, 0, 3, 1, 4]); // [3, batch, heads, tokens, head_dim]
-        let split = |index: usize| -> Tensor<4> {
-            qkv.clone()
-                .narrow(0, index, 1)
-                .reshape([batch, self.heads, length, head_dim])
-        };
-        let (query, key, value) = (split(0), split(1), split(2));
-
-        let scores = heads_matmul(query, key.swap_dims(2, 3)) / (head_dim as f64).sqrt(); // [batch, heads, tokens, tokens]
-        let weights = softmax(scores, 3);
-        let attended = heads_matmul(self.dropout.forward(weights.clone()), value) // [batch, heads, tokens, head_dim]
-            .swap_dims(1, 2) // [batch, tokens, heads, head_dim]
-            .reshape([batch, length, dim]);
+        let qkv = linear(&self.qkv, tokens); // [batch, tokens, 3 * embed_dim]
+        let (attended, weights) = attention_core(qkv, self.heads, &self.dropout);
         (linear(&self.projection, attended), weights)
     }
 }

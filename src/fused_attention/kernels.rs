@@ -1,0 +1,366 @@
+//! Multi-head self-attention on `f32` slices, read straight from the fused QKV projection.
+//!
+//! The QKV output `[batch, tokens, 3·dim]` holds, for each token, the query, key and value of
+//! every head side by side (`column = part·dim + head·head_dim + j`). Each head's products run on
+//! strided views of it through the `gemm` crate (the one burn's CPU backend uses), so no query,
+//! key or value is ever copied out, the backward pass writes the three gradients back into one
+//! `[batch, tokens, 3·dim]` buffer, and the attended values land already in the `[batch,
+//! tokens, dim]` order the output projection reads. Images are spread over the CPU's cores.
+
+use crate::gelu::values::exp_nonpositive;
+use gemm::{Parallelism, gemm};
+
+/// The sizes of one attention call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttentionShape {
+    pub batch: usize,
+    pub tokens: usize,
+    pub heads: usize,
+    pub head_dim: usize,
+}
+
+impl AttentionShape {
+    pub fn dim(&self) -> usize {
+        self.heads * self.head_dim
+    }
+
+    pub fn qkv_len(&self) -> usize {
+        self.batch * self.tokens * 3 * self.dim()
+    }
+
+    pub fn attended_len(&self) -> usize {
+        self.batch * self.tokens * self.dim()
+    }
+
+    pub fn weights_len(&self) -> usize {
+        self.batch * self.heads * self.tokens * self.tokens
+    }
+
+    /// `1/√head_dim`, applied to the scores before the softmax.
+    fn scale(&self) -> f32 {
+        1.0 / (self.head_dim as f32).sqrt()
+    }
+}
+
+/// `out = beta · lhs · rhs` for an `m×k` by `k×n` product; each matrix is a pointer with
+/// its row and column strides (in elements).
+struct Product {
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
+impl Product {
+    /// # Safety
+    /// Every element the strides reach must lie inside its allocation, and `out` must not
+    /// overlap `lhs` or `rhs`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn run(
+        &self,
+        out: *mut f32,
+        (out_rs, out_cs): (usize, usize),
+        lhs: *const f32,
+        (lhs_rs, lhs_cs): (usize, usize),
+        rhs: *const f32,
+        (rhs_rs, rhs_cs): (usize, usize),
+        beta: f32,
+    ) {
+        unsafe {
+            gemm(
+                self.m,
+                self.n,
+                self.k,
+                out,
+                out_cs as isize,
+                out_rs as isize,
+                false,
+                lhs,
+                lhs_cs as isize,
+                lhs_rs as isize,
+                rhs,
+                rhs_cs as isize,
+                rhs_rs as isize,
+                0.0,
+                beta,
+                false,
+                false,
+                false,
+                Parallelism::None,
+            )
+        }
+    }
+}
+
+/// `attended = softmax(Q·Kᵀ/√d)·V` for every image and head, and the softmax weights.
+///
+/// # Shapes
+/// - qkv: `[batch, tokens, 3·dim]`
+/// - attended: `[batch, tokens, dim]`
+/// - weights: `[batch, heads, tokens, tokens]`
+pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights: &mut [f32]) {
+    assert_eq!(qkv.len(), shape.qkv_len(), "qkv length");
+    assert_eq!(attended.len(), shape.attended_len(), "attended length");
+    assert_eq!(weights.len(), shape.weights_len(), "weights length");
+    let AttentionShape { tokens, heads, head_dim, .. } = shape;
+    let dim = shape.dim();
+    let (row, square) = (3 * dim, tokens * tokens);
+    let scores = Product { m: tokens, n: tokens, k: head_dim };
+    let values = Product { m: tokens, n: head_dim, k: tokens };
+
+    let images = qkv
+        .chunks(tokens * row)
+        .zip(attended.chunks_mut(tokens * dim))
+        .zip(weights.chunks_mut(heads * square));
+    crate::parallel::for_each(images, |((qkv, attended), weights)| {
+        for head in 0..heads {
+            let query = qkv[head * head_dim..].as_ptr();
+            let key = qkv[dim + head * head_dim..].as_ptr();
+            let value = qkv[2 * dim + head * head_dim..].as_ptr();
+            let probabilities = &mut weights[head * square..(head + 1) * square];
+            // SAFETY: every view stays inside its image's slice: the last row of a head's
+            // query, key or value starts at (tokens-1)·row + part·dim + head·head_dim and runs
+            // head_dim elements, and the output views are disjoint from the inputs.
+            unsafe {
+                scores.run(
+                    probabilities.as_mut_ptr(),
+                    (tokens, 1),
+                    query,
+                    (row, 1),
+                    key,
+                    (1, row),
+                    shape.scale(),
+                );
+            }
+            probabilities.chunks_mut(tokens).for_each(softmax_in_place);
+            unsafe {
+                values.run(
+                    attended[head * head_dim..].as_mut_ptr(),
+                    (dim, 1),
+                    probabilities.as_ptr(),
+                    (tokens, 1),
+                    value,
+                    (row, 1),
+                    1.0,
+                );
+            }
+        }
+    });
+}
+
+/// The gradient of [`forward`]'s `attended` with respect to `qkv`, from the saved `qkv` and
+/// softmax `weights`:
+/// `∂V = Pᵀ·∂O`, `∂P = ∂O·Vᵀ`, `∂S = P ⊙ (∂P − rowsum(∂P ⊙ P)) / √d`, `∂Q = ∂S·K`, `∂K = ∂Sᵀ·Q`.
+///
+/// # Shapes
+/// - qkv, grad_qkv: `[batch, tokens, 3·dim]`
+/// - weights: `[batch, heads, tokens, tokens]`
+/// - grad_attended: `[batch, tokens, dim]`
+pub fn backward(
+    shape: AttentionShape,
+    qkv: &[f32],
+    weights: &[f32],
+    grad_attended: &[f32],
+    grad_qkv: &mut [f32],
+) {
+    assert_eq!(qkv.len(), shape.qkv_len(), "qkv length");
+    assert_eq!(grad_qkv.len(), shape.qkv_len(), "grad_qkv length");
+    assert_eq!(grad_attended.len(), shape.attended_len(), "grad_attended length");
+    assert_eq!(weights.len(), shape.weights_len(), "weights length");
+    let AttentionShape { tokens, heads, head_dim, .. } = shape;
+    let dim = shape.dim();
+    let (row, square) = (3 * dim, tokens * tokens);
+    let to_values = Product { m: tokens, n: head_dim, k: tokens };
+    let to_probabilities = Product { m: tokens, n: tokens, k: head_dim };
+
+    let images = qkv
+        .chunks(tokens * row)
+        .zip(weights.chunks(heads * square))
+        .zip(grad_attended.chunks(tokens * dim))
+        .zip(grad_qkv.chunks_mut(tokens * row));
+    crate::parallel::for_each(images, |(((qkv, weights), grad_attended), grad_qkv)| {
+        let mut grad_scores = vec![0.0f32; square];
+        for head in 0..heads {
+            let offset = |part: usize| part * dim + head * head_dim;
+            let (query, key, value) =
+                (qkv[offset(0)..].as_ptr(), qkv[offset(1)..].as_ptr(), qkv[offset(2)..].as_ptr());
+            let probabilities = &weights[head * square..(head + 1) * square];
+            let grad_out = grad_attended[head * head_dim..].as_ptr();
+            // SAFETY: as in `forward`; each head writes its own columns of grad_qkv and its
+            // scratch `grad_scores`, never an input.
+            unsafe {
+                // ∂V = Pᵀ·∂O
+                to_values.run(
+                    grad_qkv[offset(2)..].as_mut_ptr(),
+                    (row, 1),
+                    probabilities.as_ptr(),
+                    (1, tokens),
+                    grad_out,
+                    (dim, 1),
+                    1.0,
+                );
+                // ∂P = ∂O·Vᵀ
+                to_probabilities.run(
+                    grad_scores.as_mut_ptr(),
+                    (tokens, 1),
+                    grad_out,
+                    (dim, 1),
+                    value,
+                    (1, row),
+                    1.0,
+                );
+            }
+            for (grad, p) in grad_scores.chunks_mut(tokens).zip(probabilities.chunks(tokens)) {
+                softmax_backward_in_place(grad, p, shape.scale());
+            }
+            unsafe {
+                // ∂Q = ∂S·K
+                to_values.run(
+                    grad_qkv[offset(0)..].as_mut_ptr(),
+                    (row, 1),
+                    grad_scores.as_ptr(),
+                    (tokens, 1),
+                    key,
+                    (row, 1),
+                    1.0,
+                );
+                // ∂K = ∂Sᵀ·Q
+                to_values.run(
+                    grad_qkv[offset(1)..].as_mut_ptr(),
+                    (row, 1),
+                    grad_scores.as_ptr(),
+                    (1, tokens),
+                    query,
+                    (row, 1),
+                    1.0,
+                );
+            }
+        }
+    });
+}
+
+/// One row's softmax, in place.
+fn softmax_in_place(row: &mut [f32]) {
+    let max = row.iter().fold(f32::NEG_INFINITY, |max, &x| max.max(x));
+    let mut sum = 0.0;
+    for x in row.iter_mut() {
+        *x = exp_nonpositive(*x - max);
+        sum += *x;
+    }
+    let inverse = 1.0 / sum;
+    row.iter_mut().for_each(|x| *x *= inverse);
+}
+
+/// One row of `∂S = scale · P ⊙ (∂P − Σ ∂P⊙P)`, in place over `∂P`.
+fn softmax_backward_in_place(grad: &mut [f32], probabilities: &[f32], scale: f32) {
+    let dot: f32 = grad.iter().zip(probabilities).map(|(g, p)| g * p).sum();
+    for (g, &p) in grad.iter_mut().zip(probabilities) {
+        *g = scale * p * (*g - dot);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::rng::Pcg32;
+
+    const SHAPE: AttentionShape = AttentionShape { batch: 3, tokens: 5, heads: 2, head_dim: 4 };
+
+    fn random(len: usize, seed: u64) -> Vec<f32> {
+        let mut rng = Pcg32::new(seed, 0);
+        (0..len).map(|_| rng.uniform(-1.0, 1.0)).collect()
+    }
+
+    /// The textbook formula, one image and head at a time, in f64.
+    fn reference(shape: AttentionShape, qkv: &[f32]) -> (Vec<f64>, Vec<f64>) {
+        let AttentionShape { batch, tokens, heads, head_dim } = shape;
+        let dim = shape.dim();
+        let at = |b: usize, t: usize, part: usize, h: usize, j: usize| {
+            qkv[(b * tokens + t) * 3 * dim + part * dim + h * head_dim + j] as f64
+        };
+        let (mut attended, mut weights) =
+            (vec![0.0; shape.attended_len()], vec![0.0; shape.weights_len()]);
+        for b in 0..batch {
+            for h in 0..heads {
+                for t in 0..tokens {
+                    let scores: Vec<f64> = (0..tokens)
+                        .map(|s| {
+                            (0..head_dim)
+                                .map(|j| at(b, t, 0, h, j) * at(b, s, 1, h, j))
+                                .sum::<f64>()
+                                / (head_dim as f64).sqrt()
+                        })
+                        .collect();
+                    let max = scores.iter().cloned().fold(f64::MIN, f64::max);
+                    let total: f64 = scores.iter().map(|s| (s - max).exp()).sum();
+                    for s in 0..tokens {
+                        let p = (scores[s] - max).exp() / total;
+                        weights[((b * heads + h) * tokens + t) * tokens + s] = p;
+                        for j in 0..head_dim {
+                            attended[(b * tokens + t) * dim + h * head_dim + j] +=
+                                p * at(b, s, 2, h, j);
+                        }
+                    }
+                }
+            }
+        }
+        (attended, weights)
+    }
+
+    fn assert_close(ours: &[f32], expected: &[f64], tolerance: f64, what: &str) {
+        for (i, (&a, &e)) in ours.iter().zip(expected).enumerate() {
+            assert!((a as f64 - e).abs() <= tolerance, "{what}[{i}]: {a} vs {e}");
+        }
+    }
+
+    fn run_forward(qkv: &[f32]) -> (Vec<f32>, Vec<f32>) {
+        let (mut attended, mut weights) =
+            (vec![0.0; SHAPE.attended_len()], vec![0.0; SHAPE.weights_len()]);
+        forward(SHAPE, qkv, &mut attended, &mut weights);
+        (attended, weights)
+    }
+
+    #[test]
+    fn forward_matches_the_textbook_formula() {
+        let qkv = random(SHAPE.qkv_len(), 1);
+        let (attended, weights) = run_forward(&qkv);
+        let (expected_attended, expected_weights) = reference(SHAPE, &qkv);
+        assert_close(&attended, &expected_attended, 1e-5, "attended");
+        assert_close(&weights, &expected_weights, 1e-6, "weights");
+    }
+
+    /// Each analytic gradient element matches a central difference of `Σ attended · upstream`.
+    #[test]
+    fn backward_matches_finite_differences() {
+        let qkv = random(SHAPE.qkv_len(), 2);
+        let upstream = random(SHAPE.attended_len(), 3);
+        let (_, weights) = run_forward(&qkv);
+        let mut grad = vec![f32::NAN; SHAPE.qkv_len()];
+        backward(SHAPE, &qkv, &weights, &upstream, &mut grad);
+
+        let loss = |qkv: &[f32]| -> f64 {
+            let (attended, _) = reference(SHAPE, qkv);
+            attended.iter().zip(&upstream).map(|(a, &u)| a * u as f64).sum()
+        };
+        let step = 1e-3;
+        for i in 0..qkv.len() {
+            let (mut plus, mut minus) = (qkv.clone(), qkv.clone());
+            plus[i] += step;
+            minus[i] -= step;
+            let numeric = (loss(&plus) - loss(&minus)) / (2.0 * step as f64);
+            assert!(
+                (grad[i] as f64 - numeric).abs() <= 1e-3,
+                "∂qkv[{i}]: {} vs {numeric}",
+                grad[i]
+            );
+        }
+    }
+
+    /// Scores far apart neither overflow nor turn into NaN (the exp is held above e^-87).
+    #[test]
+    fn softmax_of_far_apart_scores_stays_finite() {
+        let mut row = [1e4, 0.0, -1e4, 1e4];
+        softmax_in_place(&mut row);
+        assert_eq!([row[0], row[3]], [0.5, 0.5]);
+        assert!(row[1] < 1e-37 && row[2] < 1e-37 && row.iter().all(|p| *p >= 0.0));
+    }
+}
