@@ -4,9 +4,10 @@
 //! Chromium, where a kernel that computes 4×4 outputs per invocation from vec4 loads reaches
 //! several times that (`blocked_4x4.wgsl`). The kernel is registered through burn's backend
 //! extension API ([`BlockedMatmul`]) with its own backward pass ([`autodiff`]), so training uses
-//! it too. burn's CPU backend keeps its own `Linear` path, whose gemm is already tuned.
+//! it too. On the CPU backend a dense layer is one fused operation instead ([`cpu`]).
 
 mod autodiff;
+pub mod cpu;
 #[cfg(any(target_family = "wasm", feature = "wgpu"))]
 mod wgsl;
 
@@ -54,13 +55,14 @@ pub fn heads_matmul(lhs: Tensor<4>, rhs: Tensor<4>) -> Tensor<4> {
         .reshape([batch, heads, m, n])
 }
 
-/// `layer.forward(input)`, with the product through [`blocked_matmul`] on a GPU device.
+/// `layer.forward(input)`: the product through [`blocked_matmul`] on a GPU device, through
+/// [`cpu::dense_linear`] on the CPU.
 ///
 /// # Shapes
 /// - input: `[batch, tokens, d_input]`
 /// - output: `[batch, tokens, d_output]`
 pub fn linear(layer: &Linear, input: Tensor<3>) -> Tensor<3> {
-    if runs_on_gpu(&input) { blocked_linear(layer, input) } else { layer.forward(input) }
+    if runs_on_gpu(&input) { blocked_linear(layer, input) } else { cpu::dense_linear(layer, input) }
 }
 
 /// What [`linear`] does on a GPU: the tokens of every image as the rows of one product.

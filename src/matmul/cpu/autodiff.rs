@@ -1,0 +1,90 @@
+//! The backward pass of [`DenseLinear`]: `∂x = ∂out·Wᵀ`, `∂W = xᵀ·∂out`, `∂b = Σ_rows ∂out`,
+//! each computed only for an operand that needs it.
+
+use super::DenseLinear;
+use burn::backend::autodiff::checkpoint::base::Checkpointer;
+use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
+use burn::backend::autodiff::grads::Gradients;
+use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
+use burn::backend::autodiff::{Autodiff, NodeId};
+use burn::backend::tensor::FloatTensor;
+
+#[derive(Debug)]
+struct DenseLinearBackward;
+
+impl<B: DenseLinear> Backward<B, 3> for DenseLinearBackward {
+    /// The inputs each gradient needs: `x` for `∂W`, `W` for `∂x`.
+    type State = (Option<NodeId>, Option<NodeId>);
+
+    fn backward(
+        self,
+        ops: Ops<Self::State, 3>,
+        grads: &mut Gradients,
+        checkpointer: &mut Checkpointer,
+    ) {
+        let [x_node, weight_node, bias_node] = ops.parents;
+        let grad = grads.consume::<B>(&ops.node);
+        let (x, weight) = ops.state;
+        let mut retrieve = |id: Option<NodeId>| {
+            id.map(|id| checkpointer.retrieve_node_output::<B::FloatTensorPrimitive>(id))
+        };
+        let (x, weight) = (retrieve(x), retrieve(weight));
+        if let (Some(node), Some(weight)) = (x_node, weight) {
+            grads.register::<B>(node.id, B::dense_input_gradient(grad.clone(), weight));
+        }
+        if let (Some(node), Some(x)) = (weight_node, x) {
+            grads.register::<B>(node.id, B::dense_weight_gradient(x, grad.clone()));
+        }
+        if let Some(node) = bias_node {
+            grads.register::<B>(node.id, B::dense_bias_gradient(grad));
+        }
+    }
+}
+
+impl<B: DenseLinear, C: CheckpointStrategy> DenseLinear for Autodiff<B, C> {
+    fn dense_linear(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        let (x_tracked, weight_tracked) = (x.is_tracked(), weight.is_tracked());
+        match DenseLinearBackward
+            .prepare::<C>([x.node(), weight.node(), bias.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(mut prep) => {
+                let x_state = weight_tracked.then(|| prep.checkpoint(&x));
+                let weight_state = x_tracked.then(|| prep.checkpoint(&weight));
+                let out = B::dense_linear(
+                    x.into_primitive(),
+                    weight.into_primitive(),
+                    bias.into_primitive(),
+                );
+                prep.finish((x_state, weight_state), out)
+            }
+            OpsKind::UnTracked(prep) => prep.finish(B::dense_linear(
+                x.into_primitive(),
+                weight.into_primitive(),
+                bias.into_primitive(),
+            )),
+        }
+    }
+
+    /// The three gradient products below are only reached for a gradient of a gradient, which
+    /// training never takes.
+    fn dense_input_gradient(
+        _grad: FloatTensor<Self>,
+        _weight: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        unimplemented!("the dense layer has no second derivative")
+    }
+
+    fn dense_weight_gradient(_x: FloatTensor<Self>, _grad: FloatTensor<Self>) -> FloatTensor<Self> {
+        unimplemented!("the dense layer has no second derivative")
+    }
+
+    fn dense_bias_gradient(_grad: FloatTensor<Self>) -> FloatTensor<Self> {
+        unimplemented!("the dense layer has no second derivative")
+    }
+}

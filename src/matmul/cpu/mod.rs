@@ -1,0 +1,164 @@
+//! A dense layer as one operation on the CPU backend: `x·W + b` over all the batch's tokens in
+//! one product, with a backward pass of three products.
+//!
+//! burn's `Linear` on a `[batch, tokens, inputs]` input runs one small product per image
+//! against the broadcast weight, a separate pass to add the bias, and allocates each output
+//! zeroed and then copied to realign it. Here each of the forward and backward products is one
+//! `gemm` call on flat row-major buffers, and the bias is the forward product's starting value.
+
+mod autodiff;
+pub mod kernels;
+
+use burn::backend::flex::FlexTensor;
+use burn::backend::tensor::FloatTensor;
+use burn::backend::{Backend, DType, Dispatch, Flex, TensorMetadata, backend_extension};
+use burn::nn::Linear;
+use burn::tensor::{Tensor, TensorData};
+use kernels::DenseShape;
+
+/// A dense layer with a bias as a backend operation (CPU backend only).
+#[backend_extension(Flex, Autodiff)]
+pub trait DenseLinear: Backend {
+    /// `x [rows, inputs] · weight [inputs, outputs] + bias [outputs]`.
+    fn dense_linear(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+    ) -> FloatTensor<Self>;
+    /// `∂out·Wᵀ`.
+    fn dense_input_gradient(
+        grad: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+    ) -> FloatTensor<Self>;
+    /// `xᵀ·∂out`.
+    fn dense_weight_gradient(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self>;
+    /// `Σ_rows ∂out`.
+    fn dense_bias_gradient(grad: FloatTensor<Self>) -> FloatTensor<Self>;
+}
+
+impl DenseLinear for Flex {
+    fn dense_linear(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        let shape = dense_shape(&x, &weight.shape()[1]);
+        let (x, weight, bias) = (contiguous_f32(x), contiguous_f32(weight), contiguous_f32(bias));
+        let mut out = vec![0.0; shape.rows * shape.outputs];
+        kernels::forward(shape, slice(&x), slice(&weight), slice(&bias), &mut out);
+        flex_tensor(out, [shape.rows, shape.outputs])
+    }
+
+    fn dense_input_gradient(
+        grad: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        let [inputs, outputs] = [weight.shape()[0], weight.shape()[1]];
+        let shape = DenseShape { rows: grad.shape()[0], inputs, outputs };
+        let (grad, weight) = (contiguous_f32(grad), contiguous_f32(weight));
+        let mut out = vec![0.0; shape.rows * inputs];
+        kernels::input_gradient(shape, slice(&grad), slice(&weight), &mut out);
+        flex_tensor(out, [shape.rows, inputs])
+    }
+
+    fn dense_weight_gradient(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
+        let shape = dense_shape(&x, &grad.shape()[1]);
+        let (x, grad) = (contiguous_f32(x), contiguous_f32(grad));
+        let mut out = vec![0.0; shape.inputs * shape.outputs];
+        kernels::weight_gradient(shape, slice(&x), slice(&grad), &mut out);
+        flex_tensor(out, [shape.inputs, shape.outputs])
+    }
+
+    fn dense_bias_gradient(grad: FloatTensor<Self>) -> FloatTensor<Self> {
+        let shape = DenseShape { rows: grad.shape()[0], inputs: 0, outputs: grad.shape()[1] };
+        let grad = contiguous_f32(grad);
+        let mut out = vec![0.0; shape.outputs];
+        kernels::bias_gradient(shape, slice(&grad), &mut out);
+        flex_tensor(out, [shape.outputs])
+    }
+}
+
+fn dense_shape(x: &FlexTensor, outputs: &usize) -> DenseShape {
+    let dims = x.shape();
+    assert_eq!(dims.num_dims(), 2, "a dense layer's input is [rows, inputs]");
+    DenseShape { rows: dims[0], inputs: dims[1], outputs: *outputs }
+}
+
+fn contiguous_f32(tensor: FlexTensor) -> FlexTensor {
+    assert_eq!(tensor.dtype(), DType::F32, "the dense layer runs in f32");
+    if tensor.is_contiguous() && tensor.layout().start_offset() == 0 {
+        tensor
+    } else {
+        tensor.to_contiguous()
+    }
+}
+
+fn slice(tensor: &FlexTensor) -> &[f32] {
+    tensor.as_slice::<f32>().expect("a contiguous f32 tensor")
+}
+
+fn flex_tensor<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> FlexTensor {
+    FlexTensor::from_data(TensorData::new(values, shape))
+}
+
+/// `layer.forward(input)` through [`DenseLinear`], the tokens of every image as rows of one
+/// product. A layer without a bias takes burn's path.
+///
+/// # Shapes
+/// - input: `[batch, tokens, inputs]`
+/// - output: `[batch, tokens, outputs]`
+pub fn dense_linear(layer: &Linear, input: Tensor<3>) -> Tensor<3> {
+    let Some(bias) = &layer.bias else { return layer.forward(input) };
+    let [batch, tokens, inputs] = input.dims();
+    let weight = layer.weight.val();
+    let outputs = weight.dims()[1];
+    let rows = input.reshape([batch * tokens, inputs]);
+    let out = <Dispatch as DenseLinear>::dense_linear(
+        rows.into_dispatch(),
+        weight.into_dispatch(),
+        bias.val().into_dispatch(),
+    );
+    Tensor::<2>::from_dispatch(out).reshape([batch, tokens, outputs])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::nn::LinearConfig;
+    use burn::tensor::{Device, Distribution};
+
+    /// Output and all three gradients match burn's `Linear`.
+    #[test]
+    fn dense_linear_matches_burns_linear() {
+        let device = Device::flex().autodiff();
+        let layer = LinearConfig::new(8, 12).init(&device);
+        let input =
+            Tensor::<3>::random([2, 5, 8], Distribution::Normal(0.0, 1.0), &device).require_grad();
+        let upstream = Tensor::<3>::random([2, 5, 12], Distribution::Normal(0.0, 1.0), &device);
+
+        let ours = dense_linear(&layer, input.clone());
+        let ours_grads = (ours.clone() * upstream.clone()).sum().backward();
+        let burns = layer.forward(input.clone());
+        let burns_grads = (burns.clone() * upstream).sum().backward();
+
+        let tolerance = burn::tensor::Tolerance::absolute(1e-5);
+        let bias = layer.bias.as_ref().unwrap();
+        ours.into_data().assert_approx_eq::<f32>(&burns.into_data(), tolerance);
+        for (ours, burns) in [
+            (
+                input.grad(&ours_grads).unwrap().into_data(),
+                input.grad(&burns_grads).unwrap().into_data(),
+            ),
+            (
+                layer.weight.grad(&ours_grads).unwrap().into_data(),
+                layer.weight.grad(&burns_grads).unwrap().into_data(),
+            ),
+            (
+                bias.grad(&ours_grads).unwrap().into_data(),
+                bias.grad(&burns_grads).unwrap().into_data(),
+            ),
+        ] {
+            ours.assert_approx_eq::<f32>(&burns, tolerance);
+        }
+    }
+}
