@@ -1,4 +1,5 @@
 use crate::gelu::gelu;
+use crate::layer_norm::{self, layer_norm};
 use crate::matmul::linear;
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Gelu, LayerNorm, LayerNormConfig, Linear, LinearConfig};
@@ -36,9 +37,9 @@ impl TransformerEncoderBlockConfig {
             dropout: self.dropout,
         };
         TransformerEncoderBlock {
-            attention_norm: LayerNormConfig::new(self.embed_dim).init(device),
+            attention_norm: LayerNormConfig::new(self.embed_dim).with_epsilon(layer_norm::EPSILON).init(device),
             attention: attention.init(device),
-            mlp_norm: LayerNormConfig::new(self.embed_dim).init(device),
+            mlp_norm: LayerNormConfig::new(self.embed_dim).with_epsilon(layer_norm::EPSILON).init(device),
             mlp_in: LinearConfig::new(self.embed_dim, self.mlp_dim).init(device),
             activation: Gelu::new(),
             mlp_out: LinearConfig::new(self.mlp_dim, self.embed_dim).init(device),
@@ -53,10 +54,10 @@ impl TransformerEncoderBlock {
     /// - output: `[batch, tokens, embed_dim]`
     /// - attention: `[batch, heads, tokens, tokens]`
     pub fn forward(&self, tokens: Tensor<3>) -> (Tensor<3>, Tensor<4>) {
-        let (attended, attention) = self.attention.forward(self.attention_norm.forward(tokens.clone()));
+        let (attended, attention) = self.attention.forward(layer_norm(&self.attention_norm, tokens.clone()));
         let tokens = tokens + self.dropout.forward(attended);
 
-        let hidden = gelu(linear(&self.mlp_in, self.mlp_norm.forward(tokens.clone()))); // [batch, tokens, mlp_dim]
+        let hidden = gelu(linear(&self.mlp_in, layer_norm(&self.mlp_norm, tokens.clone()))); // [batch, tokens, mlp_dim]
         let tokens = tokens + self.dropout.forward(linear(&self.mlp_out, self.dropout.forward(hidden)));
         (tokens, attention)
     }

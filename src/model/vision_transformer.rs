@@ -1,3 +1,4 @@
+use crate::layer_norm::{self, layer_norm};
 use burn::module::{Module, Param};
 use burn::nn::{Dropout, DropoutConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Device, Distribution, Tensor};
@@ -59,7 +60,7 @@ impl VitConfig {
             )),
             embedding_dropout: DropoutConfig::new(self.dropout).init(),
             blocks: (0..self.depth).map(|_| block.init(device)).collect(),
-            norm: LayerNormConfig::new(self.embed_dim).init(device),
+            norm: LayerNormConfig::new(self.embed_dim).with_epsilon(layer_norm::EPSILON).init(device),
             head: LinearConfig::new(self.embed_dim, self.classes).init(device),
         }
     }
@@ -94,10 +95,8 @@ impl VisionTransformer {
                 attention.push(weights);
             }
         }
-        let class_output = self
-            .norm
-            .forward(tokens)
-            .narrow(1, 0, 1) // [batch, 1, embed_dim]
+        // The norm acts on each token alone, so only the class token is normalised.
+        let class_output = layer_norm(&self.norm, tokens.narrow(1, 0, 1)) // [batch, 1, embed_dim]
             .reshape([batch, dim]);
         VitOutput { logits: self.head.forward(class_output), attention }
     }
