@@ -12,6 +12,11 @@ pub fn threads() -> usize {
     return 1;
 }
 
+/// A block length that splits `len` items into one block per thread (at least one item).
+pub fn block_len(len: usize) -> usize {
+    len.div_ceil(threads()).max(1)
+}
+
 /// Calls `work` on every item, natively in parallel.
 pub fn for_each<T: Send>(items: impl Iterator<Item = T>, work: impl Fn(T) + Sync + Send) {
     #[cfg(not(target_family = "wasm"))]

@@ -4,17 +4,18 @@
 //! its backward with `erff` and `expf`: natively the forward alone took four times the largest
 //! matrix product of a step. [`values`] computes the same function from a rational erf and a
 //! polynomial exp, plain arithmetic that the compiler turns into SIMD (SSE natively, simd128 in
-//! wasm). Registered as a backend extension with its own backward pass; on GPU backends it is
-//! burn's kernel.
+//! wasm), split over the cores natively. Registered as a backend extension with its own backward
+//! pass; on GPU backends it is burn's kernel.
 
 mod autodiff;
 pub mod values;
 
+use crate::parallel;
 use burn::backend::flex::FlexTensor;
 use burn::backend::ops::ActivationOps;
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Backend, DType, Dispatch, Flex, TensorMetadata, backend_extension};
-use burn::tensor::Tensor;
+use burn::tensor::{Tensor, TensorData};
 
 /// GELU and its derivative as backend operations.
 #[backend_extension(Cube: cfg(any(target_family = "wasm", feature = "wgpu")), Flex, Autodiff)]
@@ -32,9 +33,12 @@ impl ExactGelu for Flex {
         }
         let x = x.to_contiguous();
         let input = x.as_slice::<f32>().expect("a contiguous f32 tensor");
-        let mut out = FlexTensor::empty(x.shape(), DType::F32);
-        values::gelu(input, out.storage_mut::<f32>());
-        out
+        let mut out = vec![0.0; input.len()];
+        let block = parallel::block_len(input.len());
+        parallel::for_each(input.chunks(block).zip(out.chunks_mut(block)), |(input, out)| {
+            values::gelu(input, out)
+        });
+        FlexTensor::from_data(TensorData::new(out, x.shape()))
     }
 
     fn exact_gelu_backward(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
@@ -42,13 +46,13 @@ impl ExactGelu for Flex {
             return Self::gelu_backward(x, grad);
         }
         let (x, grad) = (x.to_contiguous(), grad.to_contiguous());
-        let mut out = FlexTensor::empty(x.shape(), DType::F32);
-        values::gelu_backward(
-            x.as_slice::<f32>().expect("a contiguous f32 tensor"),
-            grad.as_slice::<f32>().expect("a contiguous f32 tensor"),
-            out.storage_mut::<f32>(),
-        );
-        out
+        let input = x.as_slice::<f32>().expect("a contiguous f32 tensor");
+        let grad = grad.as_slice::<f32>().expect("a contiguous f32 tensor");
+        let mut out = vec![0.0; input.len()];
+        let block = parallel::block_len(input.len());
+        let blocks = input.chunks(block).zip(grad.chunks(block)).zip(out.chunks_mut(block));
+        parallel::for_each(blocks, |((input, grad), out)| values::gelu_backward(input, grad, out));
+        FlexTensor::from_data(TensorData::new(out, x.shape()))
     }
 }
 

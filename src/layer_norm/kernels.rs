@@ -13,7 +13,7 @@ pub struct NormShape {
 impl NormShape {
     /// Whole rows per block: one block per core.
     fn block(&self) -> usize {
-        self.rows.div_ceil(crate::parallel::threads()).max(1) * self.width
+        crate::parallel::block_len(self.rows) * self.width
     }
 }
 

@@ -61,22 +61,25 @@ fn parallelism(multiply_adds: usize) -> Parallelism {
     Parallelism::None
 }
 
-/// `out = x·W + b`.
+/// `x·W + b`, starting from the bias row by row (no zeroing pass) and accumulating the product.
 ///
 /// # Shapes
 /// - x: `[rows, inputs]`, weight: `[inputs, outputs]`, bias: `[outputs]`
-/// - out: `[rows, outputs]`
-pub fn forward(shape: DenseShape, x: &[f32], weight: &[f32], bias: &[f32], out: &mut [f32]) {
+/// - output: `[rows, outputs]`
+pub fn forward(shape: DenseShape, x: &[f32], weight: &[f32], bias: &[f32]) -> Vec<f32> {
     let DenseShape { rows, inputs, outputs } = shape;
     assert_eq!(
         (x.len(), weight.len(), bias.len()),
         (rows * inputs, inputs * outputs, outputs),
         "operand lengths"
     );
-    assert_eq!(out.len(), rows * outputs, "output length");
-    out.chunks_mut(outputs).for_each(|row| row.copy_from_slice(bias));
+    let mut out = Vec::with_capacity(rows * outputs);
+    (0..rows).for_each(|_| out.extend_from_slice(bias));
     // SAFETY: the lengths are checked above and the strides are the row-major ones.
-    unsafe { product((rows, outputs, inputs), out, true, x, (inputs, 1), weight, (outputs, 1)) }
+    unsafe {
+        product((rows, outputs, inputs), &mut out, true, x, (inputs, 1), weight, (outputs, 1))
+    }
+    out
 }
 
 /// `∂x = ∂out·Wᵀ`.
@@ -121,7 +124,7 @@ pub fn weight_gradient(shape: DenseShape, x: &[f32], grad: &[f32], out: &mut [f3
 pub fn bias_gradient(shape: DenseShape, grad: &[f32], out: &mut [f32]) {
     let DenseShape { rows, outputs, .. } = shape;
     assert_eq!((grad.len(), out.len()), (rows * outputs, outputs), "lengths");
-    let block = rows.div_ceil(crate::parallel::threads()).max(1) * outputs;
+    let block = crate::parallel::block_len(rows) * outputs;
     let partial_sums = crate::parallel::map(grad.chunks(block), |rows| {
         let mut sums = vec![0.0f32; outputs];
         for row in rows.chunks(outputs) {
@@ -167,8 +170,7 @@ mod tests {
         let w_at = |i: usize, o: usize| weight[i * outputs + o];
         let g_at = |r: usize, o: usize| grad[r * outputs + o];
 
-        let mut out = vec![f32::NAN; rows * outputs];
-        forward(SHAPE, &x, &weight, &bias, &mut out);
+        let out = forward(SHAPE, &x, &weight, &bias);
         let expected: Vec<f32> = (0..rows * outputs)
             .map(|at| {
                 bias[at % outputs]

@@ -44,8 +44,7 @@ impl DenseLinear for Flex {
     ) -> FloatTensor<Self> {
         let shape = dense_shape(&x, &weight.shape()[1]);
         let (x, weight, bias) = (contiguous_f32(x), contiguous_f32(weight), contiguous_f32(bias));
-        let mut out = vec![0.0; shape.rows * shape.outputs];
-        kernels::forward(shape, slice(&x), slice(&weight), slice(&bias), &mut out);
+        let out = kernels::forward(shape, slice(&x), slice(&weight), slice(&bias));
         flex_tensor(out, [shape.rows, shape.outputs])
     }
 
