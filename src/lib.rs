@@ -16,6 +16,7 @@ pub mod native_memory;
 pub mod parallel;
 pub mod parity;
 pub mod inference;
+pub mod lanes;
 pub mod layer_norm;
 pub mod matmul;
 pub mod preprocess;

@@ -2,9 +2,13 @@
 //! (65 tokens, width 128, 4 heads, MLP 256): what `bench` times natively and
 //! `tests/browser_kernels.rs` times in the browser, so the two can be set side by side.
 //! The `blocked_` products go through [`crate::matmul::blocked_matmul`], the model's path on a
-//! GPU; on the CPU backend they are burn's matmul again.
+//! GPU; on the CPU backend they are burn's matmul again. The `model_` kernels are what the model
+//! itself calls (the fused CPU operations on the CPU backend, burn's and the blocked product on a
+//! GPU), beside the burn operations they replace.
 
-use crate::matmul::blocked_matmul;
+use crate::fused_attention::attention_core;
+use crate::matmul::{blocked_matmul, linear};
+use burn::nn::{DropoutConfig, LayerNormConfig, LinearConfig};
 use burn::tensor::activation::{gelu, softmax};
 use burn::tensor::module::layer_norm;
 use burn::tensor::{Device, Distribution, Tensor};
@@ -44,6 +48,10 @@ pub fn step_kernels(batch: usize, device: &Device) -> Vec<StepKernel> {
     let keys_per_head = per_head(&queries.clone().swap_dims(2, 3), [head_dim, tokens]);
     let (qkv_flops, mlp_flops) = (matmul_flops(rows, width, 3 * width, 1), matmul_flops(rows, width, 2 * width, 1));
     let attention_flops = matmul_flops(tokens, head_dim, tokens, batch * heads);
+    let token_rows = activations.clone().reshape([batch, tokens, width]);
+    let qkv_rows = qkv_output.clone().reshape([batch, tokens, 3 * width]);
+    let qkv_layer = LinearConfig::new(width, 3 * width).init(device);
+    let norm = LayerNormConfig::new(width).with_epsilon(crate::layer_norm::EPSILON).init(device);
 
     vec![
         kernel("matmul_qkv", qkv_flops, {
@@ -82,5 +90,13 @@ pub fn step_kernels(batch: usize, device: &Device) -> Vec<StepKernel> {
         }),
         kernel("sum_rows", 0.0, move || qkv_output.clone().sum_dim(2)),
         kernel("layer_norm", 0.0, move || layer_norm(activations.clone(), gamma.clone(), Some(beta.clone()), 1e-6)),
+        kernel("model_linear_qkv", qkv_flops, {
+            let tokens = token_rows.clone();
+            move || linear(&qkv_layer, tokens.clone()).unsqueeze()
+        }),
+        kernel("model_attention_core", 2.0 * attention_flops, move || {
+            attention_core(qkv_rows.clone(), heads, &DropoutConfig::new(0.0).init()).0.unsqueeze()
+        }),
+        kernel("model_layer_norm", 0.0, move || crate::layer_norm::layer_norm(&norm, token_rows.clone()).unsqueeze()),
     ]
 }

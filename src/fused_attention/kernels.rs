@@ -8,6 +8,7 @@
 //! tokens, dim]` order the output projection reads. Images are spread over the CPU's cores.
 
 use crate::gelu::values::exp_nonpositive;
+use crate::lanes;
 use gemm::{Parallelism, gemm};
 
 /// The sizes of one attention call.
@@ -240,19 +241,15 @@ pub fn backward(
 
 /// One row's softmax, in place.
 fn softmax_in_place(row: &mut [f32]) {
-    let max = row.iter().fold(f32::NEG_INFINITY, |max, &x| max.max(x));
-    let mut sum = 0.0;
-    for x in row.iter_mut() {
-        *x = exp_nonpositive(*x - max);
-        sum += *x;
-    }
-    let inverse = 1.0 / sum;
+    let max = lanes::max(row);
+    row.iter_mut().for_each(|x| *x = exp_nonpositive(*x - max));
+    let inverse = 1.0 / lanes::sum(row);
     row.iter_mut().for_each(|x| *x *= inverse);
 }
 
 /// One row of `∂S = scale · P ⊙ (∂P − Σ ∂P⊙P)`, in place over `∂P`.
 fn softmax_backward_in_place(grad: &mut [f32], probabilities: &[f32], scale: f32) {
-    let dot: f32 = grad.iter().zip(probabilities).map(|(g, p)| g * p).sum();
+    let dot = lanes::dot(grad, probabilities);
     for (g, &p) in grad.iter_mut().zip(probabilities) {
         *g = scale * p * (*g - dot);
     }

@@ -2,6 +2,8 @@
 //! `f32` slices: one pass per row forward, and one backward pass that also sums the scale and
 //! shift gradients (per block of rows, so blocks run on separate cores).
 
+use crate::lanes;
+
 /// The sizes of one call: `rows` vectors of `width` values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NormShape {
@@ -20,8 +22,8 @@ impl NormShape {
 /// A row's mean and `1/√(variance + ε)` (the biased variance, as PyTorch and burn use).
 fn statistics(row: &[f32], epsilon: f32) -> (f32, f32) {
     let width = row.len() as f32;
-    let mean = row.iter().sum::<f32>() / width;
-    let variance = row.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / width;
+    let mean = lanes::sum(row) / width;
+    let variance = lanes::squared_deviation(row, mean) / width;
     (mean, 1.0 / (variance + epsilon).sqrt())
 }
 
@@ -74,18 +76,16 @@ pub fn backward(
     let blocks = x.chunks(block).zip(grad.chunks(block)).zip(grad_x.chunks_mut(block));
     let partial_sums = crate::parallel::map(blocks, |((x, grad), grad_x)| {
         let (mut gamma_sum, mut beta_sum) = (vec![0.0f32; width], vec![0.0f32; width]);
-        let mut normalised = vec![0.0f32; width];
+        // This row normalised, and ∂out·gamma.
+        let (mut normalised, mut scaled) = (vec![0.0f32; width], vec![0.0f32; width]);
         for ((x, grad), grad_x) in
             x.chunks(width).zip(grad.chunks(width)).zip(grad_x.chunks_mut(width))
         {
             let (mean, inverse_deviation) = statistics(x, epsilon);
             normalised.iter_mut().zip(x).for_each(|(n, x)| *n = (x - mean) * inverse_deviation);
-            let (mut g_sum, mut g_dot) = (0.0f32, 0.0f32);
-            for ((grad, gamma), n) in grad.iter().zip(gamma).zip(&normalised) {
-                g_sum += grad * gamma;
-                g_dot += grad * gamma * n;
-            }
-            let (g_mean, g_dot_mean) = (g_sum / width as f32, g_dot / width as f32);
+            scaled.iter_mut().zip(grad).zip(gamma).for_each(|((s, grad), gamma)| *s = grad * gamma);
+            let g_mean = lanes::sum(&scaled) / width as f32;
+            let g_dot_mean = lanes::dot(&scaled, &normalised) / width as f32;
             for (((grad_x, grad), gamma), n) in
                 grad_x.iter_mut().zip(grad).zip(gamma).zip(&normalised)
             {
