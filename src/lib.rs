@@ -6,6 +6,7 @@
 
 pub mod classes;
 pub mod compute;
+pub mod cpu_tensor;
 pub mod data;
 pub mod display;
 pub mod fused_attention;

@@ -12,15 +12,14 @@
 mod autodiff;
 pub mod kernels;
 
+use crate::cpu_tensor;
 use crate::matmul::heads_matmul;
 use burn::backend::flex::FlexTensor;
 use burn::backend::tensor::FloatTensor;
-use burn::backend::{
-    Backend, DType, Dispatch, DispatchDevice, Flex, TensorMetadata, backend_extension,
-};
+use burn::backend::{Backend, Dispatch, Flex, TensorMetadata, backend_extension};
 use burn::nn::Dropout;
+use burn::tensor::Tensor;
 use burn::tensor::activation::softmax;
-use burn::tensor::{Tensor, TensorData};
 use kernels::AttentionShape;
 
 /// The attention core as a backend operation (CPU backend only).
@@ -47,14 +46,14 @@ impl FusedAttention for Flex {
         heads: usize,
     ) -> (FloatTensor<Self>, FloatTensor<Self>) {
         let shape = attention_shape(&qkv, heads);
-        let qkv = contiguous_f32(qkv);
+        let qkv = cpu_tensor::contiguous(qkv);
         let mut attended = vec![0.0; shape.attended_len()];
         let mut weights = vec![0.0; shape.weights_len()];
-        kernels::forward(shape, slice(&qkv), &mut attended, &mut weights);
+        kernels::forward(shape, cpu_tensor::values(&qkv), &mut attended, &mut weights);
         let AttentionShape { batch, tokens, heads, .. } = shape;
         (
-            flex_tensor(attended, [batch, tokens, shape.dim()]),
-            flex_tensor(weights, [batch, heads, tokens, tokens]),
+            cpu_tensor::from_values(attended, [batch, tokens, shape.dim()]),
+            cpu_tensor::from_values(weights, [batch, heads, tokens, tokens]),
         )
     }
 
@@ -65,11 +64,20 @@ impl FusedAttention for Flex {
         heads: usize,
     ) -> FloatTensor<Self> {
         let shape = attention_shape(&qkv, heads);
-        let (qkv, weights, grad) =
-            (contiguous_f32(qkv), contiguous_f32(weights), contiguous_f32(grad));
+        let (qkv, weights, grad) = (
+            cpu_tensor::contiguous(qkv),
+            cpu_tensor::contiguous(weights),
+            cpu_tensor::contiguous(grad),
+        );
         let mut grad_qkv = vec![0.0; shape.qkv_len()];
-        kernels::backward(shape, slice(&qkv), slice(&weights), slice(&grad), &mut grad_qkv);
-        flex_tensor(grad_qkv, [shape.batch, shape.tokens, 3 * shape.dim()])
+        kernels::backward(
+            shape,
+            cpu_tensor::values(&qkv),
+            cpu_tensor::values(&weights),
+            cpu_tensor::values(&grad),
+            &mut grad_qkv,
+        );
+        cpu_tensor::from_values(grad_qkv, [shape.batch, shape.tokens, 3 * shape.dim()])
     }
 }
 
@@ -78,23 +86,6 @@ fn attention_shape(qkv: &FlexTensor, heads: usize) -> AttentionShape {
     assert_eq!(dims.num_dims(), 3, "qkv is [batch, tokens, 3·dim]");
     assert_eq!(dims[2] % (3 * heads), 0, "qkv's last side is 3·heads·head_dim");
     AttentionShape { batch: dims[0], tokens: dims[1], heads, head_dim: dims[2] / (3 * heads) }
-}
-
-fn contiguous_f32(tensor: FlexTensor) -> FlexTensor {
-    assert_eq!(tensor.dtype(), DType::F32, "the fused attention runs in f32");
-    if tensor.is_contiguous() && tensor.layout().start_offset() == 0 {
-        tensor
-    } else {
-        tensor.to_contiguous()
-    }
-}
-
-fn slice(tensor: &FlexTensor) -> &[f32] {
-    tensor.as_slice::<f32>().expect("a contiguous f32 tensor")
-}
-
-fn flex_tensor<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> FlexTensor {
-    FlexTensor::from_data(TensorData::new(values, shape))
 }
 
 /// `softmax(Q·Kᵀ/√d)·V` per head from the QKV projection's output, with the softmax weights.
@@ -106,7 +97,7 @@ fn flex_tensor<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> FlexTenso
 /// `dropout` acts on the weights before they weigh the values; the fused operation has none, so
 /// a model with attention dropout takes burn's operations on the CPU too.
 pub fn attention_core(qkv: Tensor<3>, heads: usize, dropout: &Dropout) -> (Tensor<3>, Tensor<4>) {
-    let on_cpu = matches!(qkv.device().as_dispatch().clone().inner(), DispatchDevice::Flex(_));
+    let on_cpu = cpu_tensor::is_on_cpu(&qkv);
     if on_cpu && dropout.prob == 0.0 {
         let (attended, weights) =
             <Dispatch as FusedAttention>::fused_attention(qkv.into_dispatch(), heads);

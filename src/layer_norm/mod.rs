@@ -9,13 +9,12 @@
 mod autodiff;
 pub mod kernels;
 
+use crate::cpu_tensor;
 use burn::backend::flex::FlexTensor;
 use burn::backend::tensor::FloatTensor;
-use burn::backend::{
-    Backend, DType, Dispatch, DispatchDevice, Flex, TensorMetadata, backend_extension,
-};
+use burn::backend::{Backend, Dispatch, Flex, TensorMetadata, backend_extension};
 use burn::nn::LayerNorm;
-use burn::tensor::{Tensor, TensorData};
+use burn::tensor::Tensor;
 use kernels::NormShape;
 
 /// The ε every layer norm of the model is built with: burn's and PyTorch's default.
@@ -49,10 +48,20 @@ impl FusedLayerNorm for Flex {
         epsilon: f64,
     ) -> FloatTensor<Self> {
         let shape = norm_shape(&x, epsilon);
-        let (x, gamma, beta) = (contiguous_f32(x), contiguous_f32(gamma), contiguous_f32(beta));
+        let (x, gamma, beta) = (
+            cpu_tensor::contiguous(x),
+            cpu_tensor::contiguous(gamma),
+            cpu_tensor::contiguous(beta),
+        );
         let mut out = vec![0.0; shape.rows * shape.width];
-        kernels::forward(shape, slice(&x), slice(&gamma), slice(&beta), &mut out);
-        flex_tensor(out, [shape.rows, shape.width])
+        kernels::forward(
+            shape,
+            cpu_tensor::values(&x),
+            cpu_tensor::values(&gamma),
+            cpu_tensor::values(&beta),
+            &mut out,
+        );
+        cpu_tensor::from_values(out, [shape.rows, shape.width])
     }
 
     fn fused_layer_norm_backward(
@@ -62,22 +71,26 @@ impl FusedLayerNorm for Flex {
         epsilon: f64,
     ) -> (FloatTensor<Self>, FloatTensor<Self>, FloatTensor<Self>) {
         let shape = norm_shape(&x, epsilon);
-        let (x, gamma, grad) = (contiguous_f32(x), contiguous_f32(gamma), contiguous_f32(grad));
+        let (x, gamma, grad) = (
+            cpu_tensor::contiguous(x),
+            cpu_tensor::contiguous(gamma),
+            cpu_tensor::contiguous(grad),
+        );
         let mut grad_x = vec![0.0; shape.rows * shape.width];
         let (mut grad_gamma, mut grad_beta) = (vec![0.0; shape.width], vec![0.0; shape.width]);
         kernels::backward(
             shape,
-            slice(&x),
-            slice(&gamma),
-            slice(&grad),
+            cpu_tensor::values(&x),
+            cpu_tensor::values(&gamma),
+            cpu_tensor::values(&grad),
             &mut grad_x,
             &mut grad_gamma,
             &mut grad_beta,
         );
         (
-            flex_tensor(grad_x, [shape.rows, shape.width]),
-            flex_tensor(grad_gamma, [shape.width]),
-            flex_tensor(grad_beta, [shape.width]),
+            cpu_tensor::from_values(grad_x, [shape.rows, shape.width]),
+            cpu_tensor::from_values(grad_gamma, [shape.width]),
+            cpu_tensor::from_values(grad_beta, [shape.width]),
         )
     }
 }
@@ -88,30 +101,13 @@ fn norm_shape(x: &FlexTensor, epsilon: f64) -> NormShape {
     NormShape { rows: dims[0], width: dims[1], epsilon: epsilon as f32 }
 }
 
-fn contiguous_f32(tensor: FlexTensor) -> FlexTensor {
-    assert_eq!(tensor.dtype(), DType::F32, "the fused layer norm runs in f32");
-    if tensor.is_contiguous() && tensor.layout().start_offset() == 0 {
-        tensor
-    } else {
-        tensor.to_contiguous()
-    }
-}
-
-fn slice(tensor: &FlexTensor) -> &[f32] {
-    tensor.as_slice::<f32>().expect("a contiguous f32 tensor")
-}
-
-fn flex_tensor<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> FlexTensor {
-    FlexTensor::from_data(TensorData::new(values, shape))
-}
-
 /// `norm.forward(x)`, through [`FusedLayerNorm`] on the CPU backend. `norm` must have been built
 /// with [`EPSILON`] and a shift (`beta`); one without a shift takes burn's path.
 ///
 /// # Shapes
 /// - x, output: `[batch, tokens, width]`
 pub fn layer_norm(norm: &LayerNorm, x: Tensor<3>) -> Tensor<3> {
-    let on_cpu = matches!(x.device().as_dispatch().clone().inner(), DispatchDevice::Flex(_));
+    let on_cpu = cpu_tensor::is_on_cpu(&x);
     let Some(beta) = norm.beta.as_ref().filter(|_| on_cpu) else { return norm.forward(x) };
     let [batch, tokens, width] = x.dims();
     let rows = x.reshape([batch * tokens, width]).into_dispatch();

@@ -13,7 +13,7 @@ mod wgsl;
 
 use burn::backend::ops::FloatTensorOps;
 use burn::backend::tensor::FloatTensor;
-use burn::backend::{Backend, Dispatch, DispatchDevice, Flex, backend_extension};
+use burn::backend::{Backend, Dispatch, Flex, backend_extension};
 use burn::nn::Linear;
 use burn::tensor::Tensor;
 
@@ -80,8 +80,7 @@ fn blocked_linear(layer: &Linear, input: Tensor<3>) -> Tensor<3> {
 }
 
 fn runs_on_gpu<const D: usize>(tensor: &Tensor<D>) -> bool {
-    let device = tensor.device().as_dispatch().clone().inner();
-    !matches!(device, DispatchDevice::Flex(_))
+    !crate::cpu_tensor::is_on_cpu(tensor)
 }
 
 #[cfg(test)]

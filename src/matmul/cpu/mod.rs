@@ -9,11 +9,12 @@
 mod autodiff;
 pub mod kernels;
 
+use crate::cpu_tensor;
 use burn::backend::flex::FlexTensor;
 use burn::backend::tensor::FloatTensor;
-use burn::backend::{Backend, DType, Dispatch, Flex, TensorMetadata, backend_extension};
+use burn::backend::{Backend, Dispatch, Flex, TensorMetadata, backend_extension};
 use burn::nn::Linear;
-use burn::tensor::{Tensor, TensorData};
+use burn::tensor::Tensor;
 use kernels::DenseShape;
 
 /// A dense layer with a bias as a backend operation (CPU backend only).
@@ -43,9 +44,18 @@ impl DenseLinear for Flex {
         bias: FloatTensor<Self>,
     ) -> FloatTensor<Self> {
         let shape = dense_shape(&x, &weight.shape()[1]);
-        let (x, weight, bias) = (contiguous_f32(x), contiguous_f32(weight), contiguous_f32(bias));
-        let out = kernels::forward(shape, slice(&x), slice(&weight), slice(&bias));
-        flex_tensor(out, [shape.rows, shape.outputs])
+        let (x, weight, bias) = (
+            cpu_tensor::contiguous(x),
+            cpu_tensor::contiguous(weight),
+            cpu_tensor::contiguous(bias),
+        );
+        let out = kernels::forward(
+            shape,
+            cpu_tensor::values(&x),
+            cpu_tensor::values(&weight),
+            cpu_tensor::values(&bias),
+        );
+        cpu_tensor::from_values(out, [shape.rows, shape.outputs])
     }
 
     fn dense_input_gradient(
@@ -54,26 +64,36 @@ impl DenseLinear for Flex {
     ) -> FloatTensor<Self> {
         let [inputs, outputs] = [weight.shape()[0], weight.shape()[1]];
         let shape = DenseShape { rows: grad.shape()[0], inputs, outputs };
-        let (grad, weight) = (contiguous_f32(grad), contiguous_f32(weight));
+        let (grad, weight) = (cpu_tensor::contiguous(grad), cpu_tensor::contiguous(weight));
         let mut out = vec![0.0; shape.rows * inputs];
-        kernels::input_gradient(shape, slice(&grad), slice(&weight), &mut out);
-        flex_tensor(out, [shape.rows, inputs])
+        kernels::input_gradient(
+            shape,
+            cpu_tensor::values(&grad),
+            cpu_tensor::values(&weight),
+            &mut out,
+        );
+        cpu_tensor::from_values(out, [shape.rows, inputs])
     }
 
     fn dense_weight_gradient(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
         let shape = dense_shape(&x, &grad.shape()[1]);
-        let (x, grad) = (contiguous_f32(x), contiguous_f32(grad));
+        let (x, grad) = (cpu_tensor::contiguous(x), cpu_tensor::contiguous(grad));
         let mut out = vec![0.0; shape.inputs * shape.outputs];
-        kernels::weight_gradient(shape, slice(&x), slice(&grad), &mut out);
-        flex_tensor(out, [shape.inputs, shape.outputs])
+        kernels::weight_gradient(
+            shape,
+            cpu_tensor::values(&x),
+            cpu_tensor::values(&grad),
+            &mut out,
+        );
+        cpu_tensor::from_values(out, [shape.inputs, shape.outputs])
     }
 
     fn dense_bias_gradient(grad: FloatTensor<Self>) -> FloatTensor<Self> {
         let shape = DenseShape { rows: grad.shape()[0], inputs: 0, outputs: grad.shape()[1] };
-        let grad = contiguous_f32(grad);
+        let grad = cpu_tensor::contiguous(grad);
         let mut out = vec![0.0; shape.outputs];
-        kernels::bias_gradient(shape, slice(&grad), &mut out);
-        flex_tensor(out, [shape.outputs])
+        kernels::bias_gradient(shape, cpu_tensor::values(&grad), &mut out);
+        cpu_tensor::from_values(out, [shape.outputs])
     }
 }
 
@@ -81,23 +101,6 @@ fn dense_shape(x: &FlexTensor, outputs: &usize) -> DenseShape {
     let dims = x.shape();
     assert_eq!(dims.num_dims(), 2, "a dense layer's input is [rows, inputs]");
     DenseShape { rows: dims[0], inputs: dims[1], outputs: *outputs }
-}
-
-fn contiguous_f32(tensor: FlexTensor) -> FlexTensor {
-    assert_eq!(tensor.dtype(), DType::F32, "the dense layer runs in f32");
-    if tensor.is_contiguous() && tensor.layout().start_offset() == 0 {
-        tensor
-    } else {
-        tensor.to_contiguous()
-    }
-}
-
-fn slice(tensor: &FlexTensor) -> &[f32] {
-    tensor.as_slice::<f32>().expect("a contiguous f32 tensor")
-}
-
-fn flex_tensor<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> FlexTensor {
-    FlexTensor::from_data(TensorData::new(values, shape))
 }
 
 /// `layer.forward(input)` through [`DenseLinear`], the tokens of every image as rows of one

@@ -1,0 +1,32 @@
+//! Plain `f32` slices in and out of burn's CPU backend tensors, for the fused CPU operations
+//! (`fused_attention`, `layer_norm`, `matmul::cpu`, `gelu`), whose arithmetic works on slices.
+
+use burn::backend::flex::FlexTensor;
+use burn::backend::{DType, DispatchDevice};
+use burn::tensor::{Tensor, TensorData};
+
+/// Whether `tensor` lives on burn's CPU backend (where the fused operations apply).
+pub fn is_on_cpu<const D: usize>(tensor: &Tensor<D>) -> bool {
+    matches!(tensor.device().as_dispatch().clone().inner(), DispatchDevice::Flex(_))
+}
+
+/// `tensor` with its values in row-major order from offset 0, copied only if they are not.
+pub fn contiguous(tensor: FlexTensor) -> FlexTensor {
+    assert_eq!(tensor.dtype(), DType::F32, "the fused CPU operations run in f32");
+    if tensor.is_contiguous() && tensor.layout().start_offset() == 0 {
+        tensor
+    } else {
+        tensor.to_contiguous()
+    }
+}
+
+/// The values of a tensor returned by [`contiguous`].
+pub fn values(tensor: &FlexTensor) -> &[f32] {
+    tensor.as_slice::<f32>().expect("a contiguous f32 tensor")
+}
+
+/// A tensor owning `values`. Unlike `FlexTensor::empty`, which allocates zeroed bytes and then
+/// copies them to realign them, a `Vec<f32>` becomes the tensor's storage as it is.
+pub fn from_values<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> FlexTensor {
+    FlexTensor::from_data(TensorData::new(values, shape))
+}
