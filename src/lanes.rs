@@ -23,21 +23,25 @@ fn lane_sum(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) -> f32 {
 }
 
 /// `Σ values`.
+#[inline(always)]
 pub fn sum(values: &[f32]) -> f32 {
     lane_sum(values, values, |x, _| x)
 }
 
 /// `Σ a[i]·b[i]`.
+#[inline(always)]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     lane_sum(a, b, |a, b| a * b)
 }
 
 /// `Σ (values[i] − center)²`.
+#[inline(always)]
 pub fn squared_deviation(values: &[f32], center: f32) -> f32 {
     lane_sum(values, values, |x, _| (x - center) * (x - center))
 }
 
 /// The largest value (−∞ for none).
+#[inline(always)]
 pub fn max(values: &[f32]) -> f32 {
     let mut partial = [f32::NEG_INFINITY; LANES];
     let chunks = values.chunks_exact(LANES);

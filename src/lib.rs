@@ -22,6 +22,7 @@ pub mod layer_norm;
 pub mod matmul;
 pub mod preprocess;
 pub mod protocol;
+mod simd;
 pub mod step_kernels;
 pub mod training;
 pub mod viz;

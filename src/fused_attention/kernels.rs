@@ -9,6 +9,7 @@
 
 use crate::gelu::values::exp_nonpositive;
 use crate::lanes;
+use crate::simd::widest_simd;
 use gemm::{Parallelism, gemm};
 
 /// The sizes of one attention call.
@@ -132,7 +133,7 @@ pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights
                     shape.scale(),
                 );
             }
-            probabilities.chunks_mut(tokens).for_each(softmax_in_place);
+            softmax_rows(probabilities, tokens);
             unsafe {
                 values.run(
                     attended[head * head_dim..].as_mut_ptr(),
@@ -210,9 +211,7 @@ pub fn backward(
                     1.0,
                 );
             }
-            for (grad, p) in grad_scores.chunks_mut(tokens).zip(probabilities.chunks(tokens)) {
-                softmax_backward_in_place(grad, p, shape.scale());
-            }
+            softmax_backward_rows(&mut grad_scores, probabilities, tokens, shape.scale());
             unsafe {
                 // ∂Q = ∂S·K
                 to_values.run(
@@ -239,20 +238,30 @@ pub fn backward(
     });
 }
 
+widest_simd! {
+    /// The softmax of each `tokens`-long row of `scores`, in place.
+    fn softmax_rows(scores: &mut [f32], tokens: usize) {
+        scores.chunks_mut(tokens).for_each(softmax_in_place);
+    }
+}
+
+widest_simd! {
+    /// Each row of `∂S = scale · P ⊙ (∂P − Σ ∂P⊙P)`, in place over `∂P`.
+    fn softmax_backward_rows(grad: &mut [f32], probabilities: &[f32], tokens: usize, scale: f32) {
+        for (grad, p) in grad.chunks_mut(tokens).zip(probabilities.chunks(tokens)) {
+            let dot = lanes::dot(grad, p);
+            grad.iter_mut().zip(p).for_each(|(g, &p)| *g = scale * p * (*g - dot));
+        }
+    }
+}
+
 /// One row's softmax, in place.
+#[inline(always)]
 fn softmax_in_place(row: &mut [f32]) {
     let max = lanes::max(row);
     row.iter_mut().for_each(|x| *x = exp_nonpositive(*x - max));
     let inverse = 1.0 / lanes::sum(row);
     row.iter_mut().for_each(|x| *x *= inverse);
-}
-
-/// One row of `∂S = scale · P ⊙ (∂P − Σ ∂P⊙P)`, in place over `∂P`.
-fn softmax_backward_in_place(grad: &mut [f32], probabilities: &[f32], scale: f32) {
-    let dot = lanes::dot(grad, probabilities);
-    for (g, &p) in grad.iter_mut().zip(probabilities) {
-        *g = scale * p * (*g - dot);
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! erf is the rational minimax approximation used by Eigen and XLA for `float`
 //! (`x·P(x²)/Q(x²)` on x clamped to ±4, within a few ulp of the true value); exp is Cody–Waite
 //! range reduction to `[-ln2/2, ln2/2]`, a degree-6 polynomial and an exponent built from bits.
+//! Natively the loops run in AVX-512 or AVX2 where the CPU has them ([`widest_simd!`]).
 
+use crate::simd::widest_simd;
 use core::f32::consts::{FRAC_1_SQRT_2, LOG2_E};
 
 /// `1/√(2π)`, φ(0).
@@ -49,19 +51,23 @@ pub fn exp_nonpositive(y: f32) -> f32 {
     p * f32::from_bits(((n as i32 + 127) as u32) << 23)
 }
 
-/// `out[i] = x·Φ(x)` for `x = input[i]`.
-pub fn gelu(input: &[f32], out: &mut [f32]) {
-    for (out, &x) in out.iter_mut().zip(input) {
-        *out = 0.5 * x * (1.0 + erf(x * FRAC_1_SQRT_2));
+widest_simd! {
+    /// `out[i] = x·Φ(x)` for `x = input[i]`.
+    pub fn gelu(input: &[f32], out: &mut [f32]) {
+        for (out, &x) in out.iter_mut().zip(input) {
+            *out = 0.5 * x * (1.0 + erf(x * FRAC_1_SQRT_2));
+        }
     }
 }
 
-/// `out[i] = grad[i] · (Φ(x) + x·φ(x))` for `x = input[i]`.
-pub fn gelu_backward(input: &[f32], grad: &[f32], out: &mut [f32]) {
-    for ((out, &x), &g) in out.iter_mut().zip(input).zip(grad) {
-        let cdf = 0.5 * (1.0 + erf(x * FRAC_1_SQRT_2));
-        let pdf = FRAC_1_SQRT_2PI * exp_nonpositive(-0.5 * x * x);
-        *out = g * (cdf + x * pdf);
+widest_simd! {
+    /// `out[i] = grad[i] · (Φ(x) + x·φ(x))` for `x = input[i]`.
+    pub fn gelu_backward(input: &[f32], grad: &[f32], out: &mut [f32]) {
+        for ((out, &x), &g) in out.iter_mut().zip(input).zip(grad) {
+            let cdf = 0.5 * (1.0 + erf(x * FRAC_1_SQRT_2));
+            let pdf = FRAC_1_SQRT_2PI * exp_nonpositive(-0.5 * x * x);
+            *out = g * (cdf + x * pdf);
+        }
     }
 }
 

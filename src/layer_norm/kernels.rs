@@ -3,6 +3,7 @@
 //! shift gradients (per block of rows, so blocks run on separate cores).
 
 use crate::lanes;
+use crate::simd::widest_simd;
 
 /// The sizes of one call: `rows` vectors of `width` values.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -20,6 +21,7 @@ impl NormShape {
 }
 
 /// A row's mean and `1/√(variance + ε)` (the biased variance, as PyTorch and burn use).
+#[inline(always)]
 fn statistics(row: &[f32], epsilon: f32) -> (f32, f32) {
     let width = row.len() as f32;
     let mean = lanes::sum(row) / width;
@@ -36,14 +38,20 @@ pub fn forward(shape: NormShape, x: &[f32], gamma: &[f32], beta: &[f32], out: &m
     assert_eq!((x.len(), out.len()), (rows * width, rows * width), "x and out lengths");
     assert_eq!((gamma.len(), beta.len()), (width, width), "gamma and beta lengths");
     let blocks = x.chunks(shape.block()).zip(out.chunks_mut(shape.block()));
-    crate::parallel::for_each(blocks, |(x, out)| {
+    crate::parallel::for_each(blocks, |(x, out)| normalise_rows(x, gamma, beta, epsilon, out));
+}
+
+widest_simd! {
+    /// [`forward`] on whole rows of `x` (each as long as `gamma`).
+    fn normalise_rows(x: &[f32], gamma: &[f32], beta: &[f32], epsilon: f32, out: &mut [f32]) {
+        let width = gamma.len();
         for (x, out) in x.chunks(width).zip(out.chunks_mut(width)) {
             let (mean, inverse_deviation) = statistics(x, epsilon);
             for (((out, x), gamma), beta) in out.iter_mut().zip(x).zip(gamma).zip(beta) {
                 *out = (x - mean) * inverse_deviation * gamma + beta;
             }
         }
-    });
+    }
 }
 
 /// The gradients of [`forward`] from `∂out`: with `x̂` the normalised row and `g = ∂out·gamma`,
@@ -76,20 +84,40 @@ pub fn backward(
     let blocks = x.chunks(block).zip(grad.chunks(block)).zip(grad_x.chunks_mut(block));
     let partial_sums = crate::parallel::map(blocks, |((x, grad), grad_x)| {
         let (mut gamma_sum, mut beta_sum) = (vec![0.0f32; width], vec![0.0f32; width]);
+        differentiate_rows(x, gamma, grad, epsilon, grad_x, &mut gamma_sum, &mut beta_sum);
+        (gamma_sum, beta_sum)
+    });
+    grad_gamma.fill(0.0);
+    grad_beta.fill(0.0);
+    for (gamma_sum, beta_sum) in partial_sums {
+        grad_gamma.iter_mut().zip(gamma_sum).for_each(|(out, sum)| *out += sum);
+        grad_beta.iter_mut().zip(beta_sum).for_each(|(out, sum)| *out += sum);
+    }
+}
+
+widest_simd! {
+    /// [`backward`] on whole rows, adding this block's `∂gamma` and `∂beta` to the sums given.
+    fn differentiate_rows(
+        x: &[f32],
+        gamma: &[f32],
+        grad: &[f32],
+        epsilon: f32,
+        grad_x: &mut [f32],
+        gamma_sum: &mut [f32],
+        beta_sum: &mut [f32],
+    ) {
+        let width = gamma.len();
         // This row normalised, and ∂out·gamma.
         let (mut normalised, mut scaled) = (vec![0.0f32; width], vec![0.0f32; width]);
-        for ((x, grad), grad_x) in
-            x.chunks(width).zip(grad.chunks(width)).zip(grad_x.chunks_mut(width))
-        {
+        let rows = x.chunks(width).zip(grad.chunks(width)).zip(grad_x.chunks_mut(width));
+        for ((x, grad), grad_x) in rows {
             let (mean, inverse_deviation) = statistics(x, epsilon);
             normalised.iter_mut().zip(x).for_each(|(n, x)| *n = (x - mean) * inverse_deviation);
             scaled.iter_mut().zip(grad).zip(gamma).for_each(|((s, grad), gamma)| *s = grad * gamma);
             let g_mean = lanes::sum(&scaled) / width as f32;
             let g_dot_mean = lanes::dot(&scaled, &normalised) / width as f32;
-            for (((grad_x, grad), gamma), n) in
-                grad_x.iter_mut().zip(grad).zip(gamma).zip(&normalised)
-            {
-                *grad_x = (grad * gamma - g_mean - n * g_dot_mean) * inverse_deviation;
+            for ((grad_x, s), n) in grad_x.iter_mut().zip(&scaled).zip(&normalised) {
+                *grad_x = (s - g_mean - n * g_dot_mean) * inverse_deviation;
             }
             for (((gamma_sum, beta_sum), grad), n) in
                 gamma_sum.iter_mut().zip(beta_sum.iter_mut()).zip(grad).zip(&normalised)
@@ -98,13 +126,6 @@ pub fn backward(
                 *beta_sum += grad;
             }
         }
-        (gamma_sum, beta_sum)
-    });
-    grad_gamma.fill(0.0);
-    grad_beta.fill(0.0);
-    for (gamma_sum, beta_sum) in partial_sums {
-        grad_gamma.iter_mut().zip(gamma_sum).for_each(|(out, sum)| *out += sum);
-        grad_beta.iter_mut().zip(beta_sum).for_each(|(out, sum)| *out += sum);
     }
 }
 
