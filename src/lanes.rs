@@ -18,8 +18,14 @@ fn lane_sum(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) -> f32 {
             partial[lane] += f(a[lane], b[lane]);
         }
     }
-    let rest: f32 = a_rest.iter().zip(b_rest).map(|(&a, &b)| f(a, b)).sum();
-    partial.iter().sum::<f32>() + rest
+    let mut total = 0.0;
+    for (&a, &b) in a_rest.iter().zip(b_rest) {
+        total += f(a, b);
+    }
+    for lane in partial {
+        total += lane;
+    }
+    total
 }
 
 /// `Σ values`.
@@ -45,13 +51,19 @@ pub fn squared_deviation(values: &[f32], center: f32) -> f32 {
 pub fn max(values: &[f32]) -> f32 {
     let mut partial = [f32::NEG_INFINITY; LANES];
     let chunks = values.chunks_exact(LANES);
-    let rest = chunks.remainder().iter().fold(f32::NEG_INFINITY, |max, &x| max.max(x));
+    let mut max = f32::NEG_INFINITY;
+    for &x in chunks.remainder() {
+        max = max.max(x);
+    }
     for chunk in chunks {
         for lane in 0..LANES {
             partial[lane] = partial[lane].max(chunk[lane]);
         }
     }
-    partial.iter().fold(rest, |max, &x| max.max(x))
+    for lane in partial {
+        max = max.max(lane);
+    }
+    max
 }
 
 #[cfg(test)]

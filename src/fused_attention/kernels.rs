@@ -241,7 +241,9 @@ pub fn backward(
 widest_simd! {
     /// The softmax of each `tokens`-long row of `scores`, in place.
     fn softmax_rows(scores: &mut [f32], tokens: usize) {
-        scores.chunks_mut(tokens).for_each(softmax_in_place);
+        for row in scores.chunks_mut(tokens) {
+            softmax_in_place(row);
+        }
     }
 }
 
@@ -250,7 +252,9 @@ widest_simd! {
     fn softmax_backward_rows(grad: &mut [f32], probabilities: &[f32], tokens: usize, scale: f32) {
         for (grad, p) in grad.chunks_mut(tokens).zip(probabilities.chunks(tokens)) {
             let dot = lanes::dot(grad, p);
-            grad.iter_mut().zip(p).for_each(|(g, &p)| *g = scale * p * (*g - dot));
+            for (g, &p) in grad.iter_mut().zip(p) {
+                *g = scale * p * (*g - dot);
+            }
         }
     }
 }
@@ -259,9 +263,13 @@ widest_simd! {
 #[inline(always)]
 fn softmax_in_place(row: &mut [f32]) {
     let max = lanes::max(row);
-    row.iter_mut().for_each(|x| *x = exp_nonpositive(*x - max));
+    for x in row.iter_mut() {
+        *x = exp_nonpositive(*x - max);
+    }
     let inverse = 1.0 / lanes::sum(row);
-    row.iter_mut().for_each(|x| *x *= inverse);
+    for x in row.iter_mut() {
+        *x *= inverse;
+    }
 }
 
 #[cfg(test)]

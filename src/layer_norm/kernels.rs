@@ -112,8 +112,12 @@ widest_simd! {
         let rows = x.chunks(width).zip(grad.chunks(width)).zip(grad_x.chunks_mut(width));
         for ((x, grad), grad_x) in rows {
             let (mean, inverse_deviation) = statistics(x, epsilon);
-            normalised.iter_mut().zip(x).for_each(|(n, x)| *n = (x - mean) * inverse_deviation);
-            scaled.iter_mut().zip(grad).zip(gamma).for_each(|((s, grad), gamma)| *s = grad * gamma);
+            for ((n, x), (s, (grad, gamma))) in
+                normalised.iter_mut().zip(x).zip(scaled.iter_mut().zip(grad.iter().zip(gamma)))
+            {
+                *n = (x - mean) * inverse_deviation;
+                *s = grad * gamma;
+            }
             let g_mean = lanes::sum(&scaled) / width as f32;
             let g_dot_mean = lanes::dot(&scaled, &normalised) / width as f32;
             for ((grad_x, s), n) in grad_x.iter_mut().zip(&scaled).zip(&normalised) {
