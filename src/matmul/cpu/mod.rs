@@ -43,7 +43,7 @@ impl DenseLinear for Flex {
         weight: FloatTensor<Self>,
         bias: FloatTensor<Self>,
     ) -> FloatTensor<Self> {
-        let shape = dense_shape(&x, &weight.shape()[1]);
+        let shape = dense_shape(&x, weight.shape()[1]);
         let (x, weight, bias) = (
             cpu_tensor::contiguous(x),
             cpu_tensor::contiguous(weight),
@@ -76,7 +76,7 @@ impl DenseLinear for Flex {
     }
 
     fn dense_weight_gradient(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
-        let shape = dense_shape(&x, &grad.shape()[1]);
+        let shape = dense_shape(&x, grad.shape()[1]);
         let (x, grad) = (cpu_tensor::contiguous(x), cpu_tensor::contiguous(grad));
         let mut out = vec![0.0; shape.inputs * shape.outputs];
         kernels::weight_gradient(
@@ -97,10 +97,10 @@ impl DenseLinear for Flex {
     }
 }
 
-fn dense_shape(x: &FlexTensor, outputs: &usize) -> DenseShape {
+fn dense_shape(x: &FlexTensor, outputs: usize) -> DenseShape {
     let dims = x.shape();
     assert_eq!(dims.num_dims(), 2, "a dense layer's input is [rows, inputs]");
-    DenseShape { rows: dims[0], inputs: dims[1], outputs: *outputs }
+    DenseShape { rows: dims[0], inputs: dims[1], outputs }
 }
 
 /// `layer.forward(input)` through [`DenseLinear`], the tokens of every image as rows of one
