@@ -3,7 +3,7 @@
 
 use burn::backend::flex::FlexTensor;
 use burn::backend::{DType, DispatchDevice};
-use burn::tensor::{Tensor, TensorData};
+use burn::tensor::{Shape, Tensor, TensorData};
 
 /// Whether `tensor` lives on burn's CPU backend (where the fused operations apply).
 pub fn is_on_cpu<const D: usize>(tensor: &Tensor<D>) -> bool {
@@ -27,6 +27,6 @@ pub fn values(tensor: &FlexTensor) -> &[f32] {
 
 /// A tensor owning `values`. Unlike `FlexTensor::empty`, which allocates zeroed bytes and then
 /// copies them to realign them, a `Vec<f32>` becomes the tensor's storage as it is.
-pub fn from_values<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> FlexTensor {
+pub fn from_values(values: Vec<f32>, shape: impl Into<Shape>) -> FlexTensor {
     FlexTensor::from_data(TensorData::new(values, shape))
 }

@@ -3,19 +3,18 @@
 //! burn's CPU backend evaluates GELU's erf with scalar `libm::erff`, one call per element, and
 //! its backward with `erff` and `expf`: natively the forward alone took four times the largest
 //! matrix product of a step. [`values`] computes the same function from a rational erf and a
-//! polynomial exp, plain arithmetic that the compiler turns into SIMD (SSE natively, simd128 in
-//! wasm), split over the cores natively. Registered as a backend extension with its own backward
+//! polynomial exp, plain arithmetic that the compiler turns into SIMD (AVX-512 or AVX2 natively
+//! through `widest_simd!`, simd128 in wasm), split over the cores natively. Registered as a backend extension with its own backward
 //! pass; on GPU backends it is burn's kernel.
 
 mod autodiff;
 pub mod values;
 
-use crate::parallel;
-use burn::backend::flex::FlexTensor;
+use crate::{cpu_tensor, parallel};
 use burn::backend::ops::ActivationOps;
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Backend, DType, Dispatch, Flex, TensorMetadata, backend_extension};
-use burn::tensor::{Tensor, TensorData};
+use burn::tensor::Tensor;
 
 /// GELU and its derivative as backend operations.
 #[backend_extension(Cube: cfg(any(target_family = "wasm", feature = "wgpu")), Flex, Autodiff)]
@@ -31,28 +30,27 @@ impl ExactGelu for Flex {
         if x.dtype() != DType::F32 {
             return Self::gelu(x);
         }
-        let x = x.to_contiguous();
-        let input = x.as_slice::<f32>().expect("a contiguous f32 tensor");
+        let x = cpu_tensor::contiguous(x);
+        let input = cpu_tensor::values(&x);
         let mut out = vec![0.0; input.len()];
         let block = parallel::block_len(input.len());
         parallel::for_each(input.chunks(block).zip(out.chunks_mut(block)), |(input, out)| {
             values::gelu(input, out)
         });
-        FlexTensor::from_data(TensorData::new(out, x.shape()))
+        cpu_tensor::from_values(out, x.shape())
     }
 
     fn exact_gelu_backward(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
         if x.dtype() != DType::F32 || grad.dtype() != DType::F32 || x.shape() != grad.shape() {
             return Self::gelu_backward(x, grad);
         }
-        let (x, grad) = (x.to_contiguous(), grad.to_contiguous());
-        let input = x.as_slice::<f32>().expect("a contiguous f32 tensor");
-        let grad = grad.as_slice::<f32>().expect("a contiguous f32 tensor");
+        let (x, grad) = (cpu_tensor::contiguous(x), cpu_tensor::contiguous(grad));
+        let (input, grad) = (cpu_tensor::values(&x), cpu_tensor::values(&grad));
         let mut out = vec![0.0; input.len()];
         let block = parallel::block_len(input.len());
         let blocks = input.chunks(block).zip(grad.chunks(block)).zip(out.chunks_mut(block));
         parallel::for_each(blocks, |((input, grad), out)| values::gelu_backward(input, grad, out));
-        FlexTensor::from_data(TensorData::new(out, x.shape()))
+        cpu_tensor::from_values(out, x.shape())
     }
 }
 
