@@ -6,7 +6,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{VisionTransformer, VitConfig, VitOutput};
-use crate::preprocess::normalize_rgba;
+use crate::data::preprocess::normalize_rgba;
 use crate::viz::rollout::{attention_rollout, cls_attention, cls_to_patches};
 
 /// One class and the model's probability for it.

@@ -51,7 +51,7 @@ use burn::nn::{LayerNorm, Linear};
 use burn::tensor::{Device, Tensor, TensorData};
 use safetensors::tensor::{Dtype, Metadata, SafeTensorError, SafeTensors};
 
-use crate::classes::CLASS_NAMES;
+use crate::data::classes::CLASS_NAMES;
 use crate::model::{Preset, VisionTransformer, VitConfig};
 
 /// Name and version of our layout, in the metadata's `weights_format`.

@@ -9,7 +9,7 @@ use burn::tensor::{Device, Distribution, Int, Tensor, TensorData};
 use vit_web::compute::ComputePath;
 use vit_web::inference::images_tensor;
 use vit_web::model::VitConfig;
-use vit_web::parity::{deterministic_images, deterministic_weights};
+use vit_web::model::parity::{deterministic_images, deterministic_weights};
 use vit_web::training::{OptimizerRecipe, Trainer};
 use vit_web::web::adapter::{adapter_summary, init_device};
 use wasm_bindgen_test::*;
@@ -149,7 +149,7 @@ async fn read3(tensor: Tensor<3>) -> Vec<f32> {
 /// gives burn's matmul results, values and both gradients, at the model's shapes and ragged edges.
 #[wasm_bindgen_test]
 async fn blocked_matmul_agrees_with_burns_matmul_on_webgpu() {
-    use vit_web::matmul::blocked_matmul;
+    use vit_web::ops::dense::blocked_matmul;
     let device = webgpu().await.autodiff();
     let shapes = [[1, 520, 128, 384], [3, 7, 12, 20], [2, 65, 32, 65], [2, 65, 65, 32], [2, 1, 3, 1], [1, 5, 4, 6]];
     for [batch, m, k, n] in shapes {

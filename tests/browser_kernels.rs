@@ -13,7 +13,7 @@
 
 use burn::tensor::Tensor;
 use vit_web::compute::ComputePath;
-use vit_web::step_kernels::{StepKernel, step_kernels};
+use vit_web::ops::step_kernels::{StepKernel, step_kernels};
 use vit_web::web::adapter::init_device;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -97,7 +97,7 @@ async fn webgpu_step_parts() {
     print(part("forward_attention", first, ms));
     let (first, ms) = time_runs(|| block.attention_norm.forward(tokens.clone()).unsqueeze()).await;
     print(part("forward_layer_norm", first, ms));
-    let (first, ms) = time_runs(|| vit_web::matmul::linear(&block.mlp_in, tokens.clone()).unsqueeze()).await;
+    let (first, ms) = time_runs(|| vit_web::ops::linear(&block.mlp_in, tokens.clone()).unsqueeze()).await;
     print(part("forward_linear_128_256", first, ms));
     let (first, ms) = time_runs(|| model.forward(images.clone()).unsqueeze()).await;
     print(part("forward", first, ms));

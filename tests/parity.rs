@@ -5,7 +5,7 @@
 use burn::tensor::Device;
 use vit_web::inference::images_tensor;
 use vit_web::model::VitConfig;
-use vit_web::parity::{deterministic_images, deterministic_weights};
+use vit_web::model::parity::{deterministic_images, deterministic_weights};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/parity_logits.json");
 /// Tolerance relative to max(1, |logit|): the CPU backends agree far closer; this is the bar the

@@ -13,7 +13,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use vit_web::inference::images_tensor;
 use vit_web::model::{Preset, VisionTransformer, VitConfig};
-use vit_web::parity::{deterministic_images, deterministic_weights, hash_unit};
+use vit_web::model::parity::{deterministic_images, deterministic_weights, hash_unit};
 use vit_web::weights::{
     FORMAT, WeightFileInfo, expected_tensors, from_safetensors, inspect_safetensors, to_safetensors,
     to_safetensors_async,

@@ -14,7 +14,7 @@
 
 #[cfg(not(target_family = "wasm"))]
 fn main() {
-    vit_web::native_memory::keep_freed_blocks();
+    vit_web::ops::cpu::allocator::keep_freed_blocks();
     if let Err(message) = native::run(std::env::args().skip(1).collect()) {
         eprintln!("bench: {message}");
         std::process::exit(1);
@@ -39,7 +39,7 @@ mod native {
     use vit_web::data::rng::Pcg32;
     use vit_web::data::subset::SubsetRule;
     use vit_web::model::VitConfig;
-    use vit_web::step_kernels::{StepKernel, step_kernels};
+    use vit_web::ops::step_kernels::{StepKernel, step_kernels};
     use vit_web::training::{OptimizerRecipe, Trainer};
 
     pub fn run(arguments: Vec<String>) -> Result<(), String> {

@@ -15,7 +15,7 @@
 
 #[cfg(not(target_family = "wasm"))]
 fn main() {
-    vit_web::native_memory::keep_freed_blocks();
+    vit_web::ops::cpu::allocator::keep_freed_blocks();
     if let Err(message) = native::run(std::env::args().skip(1).collect()) {
         eprintln!("train: {message}");
         std::process::exit(1);

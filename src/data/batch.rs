@@ -6,7 +6,7 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use super::augment::{AugmentRecipe, augment};
 use super::rng::Pcg32;
 use super::{IMAGE_BYTES, IMAGE_SIDE, ImageSet};
-use crate::preprocess::normalize_planar_into;
+use crate::data::preprocess::normalize_planar_into;
 
 /// One batch on the host, ready to become tensors.
 ///
@@ -97,7 +97,7 @@ impl EpochShuffler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preprocess::normalize_planar;
+    use crate::data::preprocess::normalize_planar;
 
     fn tiny_set() -> ImageSet {
         let mut set = ImageSet::default();

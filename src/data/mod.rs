@@ -19,10 +19,12 @@ pub mod asset;
 pub mod augment;
 pub mod batch;
 pub mod cifar;
+pub mod classes;
 pub mod decoded;
 pub mod error;
 pub mod image_set;
 pub mod manifest;
+pub mod preprocess;
 pub mod rng;
 pub mod subset;
 
@@ -35,5 +37,5 @@ pub const IMAGE_SIDE: usize = 32;
 pub const IMAGE_PIXELS: usize = IMAGE_SIDE * IMAGE_SIDE;
 /// Bytes of one planar RGB image: 1,024 red, then 1,024 green, then 1,024 blue.
 pub const IMAGE_BYTES: usize = 3 * IMAGE_PIXELS;
-/// CIFAR-10 has ten classes, labelled 0–9 (see [`crate::classes`]).
+/// CIFAR-10 has ten classes, labelled 0–9 (see [`classes`]).
 pub const CLASS_COUNT: usize = 10;

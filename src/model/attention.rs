@@ -1,5 +1,4 @@
-use crate::fused_attention::attention_core;
-use crate::matmul::linear;
+use crate::ops::{attention_core, linear};
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Linear, LinearConfig};
 use burn::tensor::{Device, Tensor};

@@ -1,6 +1,5 @@
-use crate::gelu::gelu;
-use crate::layer_norm::{self, layer_norm};
-use crate::matmul::linear;
+use crate::ops::layer_norm::{self, layer_norm};
+use crate::ops::{gelu, linear};
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Gelu, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Device, Tensor};
@@ -14,7 +13,7 @@ pub struct TransformerEncoderBlock {
     pub attention: MultiHeadSelfAttention,
     pub mlp_norm: LayerNorm,
     pub mlp_in: Linear,
-    /// Names the activation; applied through [`crate::gelu::gelu`] (the same function,
+    /// Names the activation; applied through [`crate::ops::gelu`] (the same function,
     /// vectorised on the CPU). Kept so that saved checkpoints keep their record layout.
     pub activation: Gelu,
     pub mlp_out: Linear,

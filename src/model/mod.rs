@@ -1,8 +1,11 @@
-//! The Vision Transformer: configuration, layers and the assembled model.
+//! The Vision Transformer: configuration, layers and the assembled model. Its layers call the
+//! four operations in [`crate::ops`] (dense, attention core, layer norm, GELU), which pick a CPU or
+//! WebGPU implementation by device; nothing here knows which.
 
 mod attention;
 mod config;
 mod encoder;
+pub mod parity;
 mod patch_embedding;
 mod vision_transformer;
 

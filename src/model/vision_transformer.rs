@@ -1,4 +1,4 @@
-use crate::layer_norm::{self, layer_norm};
+use crate::ops::layer_norm::{self, layer_norm};
 use burn::module::{Module, Param};
 use burn::nn::{Dropout, DropoutConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Device, Distribution, Tensor};

@@ -65,7 +65,7 @@ pub fn center_crop(
 }
 
 /// A photo as the model sees it: its centred square averaged down to `side × side` RGBA
-/// ([`resample_area`]), ready for [`crate::preprocess::normalize_rgba`].
+/// ([`resample_area`]), ready for [`crate::data::preprocess::normalize_rgba`].
 ///
 /// # Shapes
 /// - rgba: `[height, width, 4]` bytes
@@ -95,7 +95,7 @@ pub fn resize_square(rgba: &[u8], side: usize, to: usize) -> Result<Vec<u8>, Res
 /// pixel); also correct, if blurrier than bilinear, when enlarging.
 ///
 /// All four channels are averaged independently (alpha is not premultiplied: the model ignores
-/// alpha, as [`crate::preprocess::normalize_rgba`] does).
+/// alpha, as [`crate::data::preprocess::normalize_rgba`] does).
 ///
 /// # Shapes
 /// - rgba: `[height, width, 4]` bytes

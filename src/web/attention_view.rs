@@ -7,7 +7,7 @@ use web_sys::{Element, HtmlCanvasElement, HtmlElement, HtmlSelectElement, MouseE
 
 use super::dom::{self, element, escape, put_rgba, set_text};
 use super::page::SharedApp;
-use crate::classes::CLASS_NAMES;
+use crate::data::classes::CLASS_NAMES;
 use crate::inference::{AttentionView, Explanation, ranked};
 use crate::viz::colormap::{attention_overlay, heatmap_rgba};
 use crate::viz::resize::resize_square;

@@ -6,9 +6,9 @@ use web_sys::{DragEvent, HtmlCanvasElement, HtmlElement, HtmlInputElement, Image
 
 use super::dom::{self, element, set_hidden, set_text};
 use super::page::{SharedApp, send};
-use crate::classes::CLASS_NAMES;
+use crate::data::classes::CLASS_NAMES;
 use crate::display::{bytes, duration, group_thousands};
-use crate::preprocess::planar_to_rgba;
+use crate::data::preprocess::planar_to_rgba;
 use crate::protocol::{DatasetSource, LoadStage, PreviewImage, WorkerInput};
 
 /// Pixels per preview image (CIFAR-10's 32×32, drawn at 2×).

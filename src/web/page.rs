@@ -16,7 +16,7 @@ use super::adapter::{adapter_summary, init_device};
 use super::attention_view::{self, Picture};
 use super::dom::{self, element, escape, set_hidden, set_text};
 use super::{chart_view, dataset_view, photo_view, position_view, predictions_view, training_view, weights_view};
-use crate::classes::CLASS_NAMES;
+use crate::data::classes::CLASS_NAMES;
 use crate::compute::{ComputePath, PathRequest, choose_path};
 use crate::display::group_thousands;
 use crate::inference::{AttentionView, Explanation, explain, ranked};

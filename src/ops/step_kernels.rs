@@ -1,13 +1,14 @@
 //! The forward kernels that make up most of a training step, alone at the tiny preset's shapes
 //! (65 tokens, width 128, 4 heads, MLP 256): what `bench` times natively and
 //! `tests/browser_kernels.rs` times in the browser, so the two can be set side by side.
-//! The `blocked_` products go through [`crate::matmul::blocked_matmul`], the model's path on a
+//! The `blocked_` products go through [`crate::ops::dense::blocked_matmul`], the model's path on a
 //! GPU; on the CPU backend they are burn's matmul again. The `model_` kernels are what the model
 //! itself calls (the fused CPU operations on the CPU backend, burn's and the blocked product on a
 //! GPU), beside the burn operations they replace.
 
-use crate::fused_attention::attention_core;
-use crate::matmul::{blocked_matmul, linear};
+use crate::ops::dense::blocked_matmul;
+use crate::ops::layer_norm::EPSILON;
+use crate::ops::{attention_core, linear};
 use burn::nn::{DropoutConfig, LayerNormConfig, LinearConfig};
 use burn::tensor::activation::{gelu, softmax};
 use burn::tensor::module::layer_norm;
@@ -51,7 +52,7 @@ pub fn step_kernels(batch: usize, device: &Device) -> Vec<StepKernel> {
     let token_rows = activations.clone().reshape([batch, tokens, width]);
     let qkv_rows = qkv_output.clone().reshape([batch, tokens, 3 * width]);
     let qkv_layer = LinearConfig::new(width, 3 * width).init(device);
-    let norm = LayerNormConfig::new(width).with_epsilon(crate::layer_norm::EPSILON).init(device);
+    let norm = LayerNormConfig::new(width).with_epsilon(EPSILON).init(device);
 
     vec![
         kernel("matmul_qkv", qkv_flops, {
@@ -75,7 +76,7 @@ pub fn step_kernels(batch: usize, device: &Device) -> Vec<StepKernel> {
             let hidden = hidden.clone();
             move || gelu(hidden.clone())
         }),
-        kernel("gelu_vectorised", 0.0, move || crate::gelu::gelu(hidden.clone())),
+        kernel("gelu_vectorised", 0.0, move || crate::ops::gelu(hidden.clone())),
         kernel("add_bias", 0.0, {
             let output = qkv_output.clone();
             move || output.clone() + qkv_bias.clone()
@@ -97,6 +98,6 @@ pub fn step_kernels(batch: usize, device: &Device) -> Vec<StepKernel> {
         kernel("model_attention_core", 2.0 * attention_flops, move || {
             attention_core(qkv_rows.clone(), heads, &DropoutConfig::new(0.0).init()).0.unsqueeze()
         }),
-        kernel("model_layer_norm", 0.0, move || crate::layer_norm::layer_norm(&norm, token_rows.clone()).unsqueeze()),
+        kernel("model_layer_norm", 0.0, move || crate::ops::layer_norm(&norm, token_rows.clone()).unsqueeze()),
     ]
 }

@@ -3,23 +3,18 @@
 //! burn's autodiff differentiates `layer_norm` as the composition it is built from (mean,
 //! subtract, square, mean, root, divide, scale, shift), so each of a step's nine
 //! normalisations cost about twenty full passes over the activations, each single-threaded.
-//! [`kernels`] normalises in one pass per row and differentiates in one more, over blocks of
-//! rows on separate cores. GPU backends keep burn's `LayerNorm`.
+//! [`kernels`] normalises in one pass per row and differentiates in one more ([`autodiff`]),
+//! over blocks of rows on separate cores.
 
 mod autodiff;
 pub mod kernels;
 
-use crate::cpu_tensor;
+use crate::ops::cpu::tensor as cpu_tensor;
 use burn::backend::flex::FlexTensor;
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Backend, Dispatch, Flex, TensorMetadata, backend_extension};
-use burn::nn::LayerNorm;
 use burn::tensor::Tensor;
 use kernels::NormShape;
-
-/// The ε every layer norm of the model is built with: burn's and PyTorch's default.
-/// (burn's `LayerNorm` keeps its ε private, so the fused path is told it here.)
-pub const EPSILON: f64 = 1e-5;
 
 /// Layer normalisation with a scale and a shift as a backend operation (CPU backend only).
 #[backend_extension(Flex, Autodiff)]
@@ -101,65 +96,13 @@ fn norm_shape(x: &FlexTensor, epsilon: f64) -> NormShape {
     NormShape { rows: dims[0], width: dims[1], epsilon: epsilon as f32 }
 }
 
-/// `norm.forward(x)`, through [`FusedLayerNorm`] on the CPU backend. `norm` must have been built
-/// with [`EPSILON`] and a shift (`beta`); one without a shift takes burn's path.
+/// `x` normalised per row, times `gamma`, plus `beta`, through [`FusedLayerNorm`].
 ///
 /// # Shapes
-/// - x, output: `[batch, tokens, width]`
-pub fn layer_norm(norm: &LayerNorm, x: Tensor<3>) -> Tensor<3> {
-    let on_cpu = cpu_tensor::is_on_cpu(&x);
-    let Some(beta) = norm.beta.as_ref().filter(|_| on_cpu) else { return norm.forward(x) };
+/// - x, output: `[batch, tokens, width]`; gamma, beta: `[width]`
+pub fn fused_layer_norm(x: Tensor<3>, gamma: Tensor<1>, beta: Tensor<1>, epsilon: f64) -> Tensor<3> {
     let [batch, tokens, width] = x.dims();
     let rows = x.reshape([batch * tokens, width]).into_dispatch();
-    let out = <Dispatch as FusedLayerNorm>::fused_layer_norm(
-        rows,
-        norm.gamma.val().into_dispatch(),
-        beta.val().into_dispatch(),
-        EPSILON,
-    );
+    let out = <Dispatch as FusedLayerNorm>::fused_layer_norm(rows, gamma.into_dispatch(), beta.into_dispatch(), epsilon);
     Tensor::<2>::from_dispatch(out).reshape([batch, tokens, width])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use burn::module::Param;
-    use burn::nn::LayerNormConfig;
-    use burn::tensor::{Device, Distribution};
-
-    /// Output and the three gradients match burn's `LayerNorm`.
-    #[test]
-    fn fused_layer_norm_matches_burns() {
-        let device = Device::flex().autodiff();
-        let mut norm = LayerNormConfig::new(6).with_epsilon(EPSILON).init(&device);
-        // Away from the initial ones and zeros, so a swapped gamma and beta would show.
-        let random = || Tensor::<1>::random([6], Distribution::Normal(0.0, 1.0), &device);
-        norm.gamma = Param::from_tensor(random());
-        norm.beta = Some(Param::from_tensor(random()));
-        let x =
-            Tensor::<3>::random([2, 4, 6], Distribution::Normal(1.0, 2.0), &device).require_grad();
-        let upstream = Tensor::<3>::random([2, 4, 6], Distribution::Normal(0.0, 1.0), &device);
-
-        let ours = layer_norm(&norm, x.clone());
-        let ours_grads = (ours.clone() * upstream.clone()).sum().backward();
-        let burns = norm.forward(x.clone());
-        let burns_grads = (burns.clone() * upstream).sum().backward();
-
-        let tolerance = burn::tensor::Tolerance::absolute(1e-5);
-        let beta = norm.beta.as_ref().unwrap();
-        ours.into_data().assert_approx_eq::<f32>(&burns.into_data(), tolerance);
-        for (ours, burns) in [
-            (x.grad(&ours_grads).unwrap().into_data(), x.grad(&burns_grads).unwrap().into_data()),
-            (
-                norm.gamma.grad(&ours_grads).unwrap().into_data(),
-                norm.gamma.grad(&burns_grads).unwrap().into_data(),
-            ),
-            (
-                beta.grad(&ours_grads).unwrap().into_data(),
-                beta.grad(&burns_grads).unwrap().into_data(),
-            ),
-        ] {
-            ours.assert_approx_eq::<f32>(&burns, tolerance);
-        }
-    }
 }

@@ -9,7 +9,7 @@
 mod autodiff;
 pub mod kernels;
 
-use crate::cpu_tensor;
+use crate::ops::cpu::tensor as cpu_tensor;
 use burn::backend::flex::FlexTensor;
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Backend, Dispatch, Flex, TensorMetadata, backend_extension};
@@ -126,8 +126,9 @@ pub fn dense_linear(layer: &Linear, input: Tensor<3>) -> Tensor<3> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::testing::assert_matches_burns;
     use burn::nn::LinearConfig;
-    use burn::tensor::{Device, Distribution};
+    use burn::tensor::{Device, Distribution, Tolerance};
 
     /// Output and all three gradients match burn's `Linear`.
     #[test]
@@ -136,31 +137,18 @@ mod tests {
         let layer = LinearConfig::new(8, 12).init(&device);
         let input =
             Tensor::<3>::random([2, 5, 8], Distribution::Normal(0.0, 1.0), &device).require_grad();
-        let upstream = Tensor::<3>::random([2, 5, 12], Distribution::Normal(0.0, 1.0), &device);
-
-        let ours = dense_linear(&layer, input.clone());
-        let ours_grads = (ours.clone() * upstream.clone()).sum().backward();
-        let burns = layer.forward(input.clone());
-        let burns_grads = (burns.clone() * upstream).sum().backward();
-
-        let tolerance = burn::tensor::Tolerance::absolute(1e-5);
         let bias = layer.bias.as_ref().unwrap();
-        ours.into_data().assert_approx_eq::<f32>(&burns.into_data(), tolerance);
-        for (ours, burns) in [
-            (
-                input.grad(&ours_grads).unwrap().into_data(),
-                input.grad(&burns_grads).unwrap().into_data(),
-            ),
-            (
-                layer.weight.grad(&ours_grads).unwrap().into_data(),
-                layer.weight.grad(&burns_grads).unwrap().into_data(),
-            ),
-            (
-                bias.grad(&ours_grads).unwrap().into_data(),
-                bias.grad(&burns_grads).unwrap().into_data(),
-            ),
-        ] {
-            ours.assert_approx_eq::<f32>(&burns, tolerance);
-        }
+        assert_matches_burns(
+            dense_linear(&layer, input.clone()),
+            layer.forward(input.clone()),
+            |grads| {
+                vec![
+                    input.grad(grads).unwrap().into_data(),
+                    layer.weight.grad(grads).unwrap().into_data(),
+                    bias.grad(grads).unwrap().into_data(),
+                ]
+            },
+            Tolerance::absolute(1e-5),
+        );
     }
 }

@@ -5,7 +5,7 @@
 use burn::module::{Module, ModuleMapper, Param};
 use burn::tensor::{Tensor, TensorData};
 
-use crate::model::VisionTransformer;
+use super::VisionTransformer;
 
 /// A value in [-1, 1) determined by two integers (a SplitMix-style mix, exact on every target).
 pub fn hash_unit(index: u64, stream: u64) -> f32 {

@@ -1,7 +1,8 @@
 //! A dense layer's three products on `f32` slices, each one `gemm` call over all the tokens of
 //! the batch, with the bias folded into the forward product's output.
 
-use gemm::{Parallelism, gemm};
+use crate::ops::cpu::parallel;
+use crate::ops::cpu::product::Product;
 
 /// The sizes of one dense layer call: `rows` input vectors of `inputs` values, `outputs` out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,56 +10,6 @@ pub struct DenseShape {
     pub rows: usize,
     pub inputs: usize,
     pub outputs: usize,
-}
-
-/// `out = alpha·out + lhs·rhs` for row-major (or, through the strides, transposed) operands.
-/// `(rs, cs)` are a matrix's row and column strides in elements.
-///
-/// # Safety
-/// Every element the sizes and strides reach lies inside its slice.
-#[allow(clippy::too_many_arguments)]
-unsafe fn product(
-    (m, n, k): (usize, usize, usize),
-    out: &mut [f32],
-    keep_out: bool,
-    lhs: &[f32],
-    (lhs_rs, lhs_cs): (usize, usize),
-    rhs: &[f32],
-    (rhs_rs, rhs_cs): (usize, usize),
-) {
-    unsafe {
-        gemm(
-            m,
-            n,
-            k,
-            out.as_mut_ptr(),
-            1,
-            n as isize,
-            keep_out,
-            lhs.as_ptr(),
-            lhs_cs as isize,
-            lhs_rs as isize,
-            rhs.as_ptr(),
-            rhs_cs as isize,
-            rhs_rs as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            parallelism(m * n * k),
-        )
-    }
-}
-
-/// All cores for products big enough to share (burn's CPU backend uses the same rule).
-fn parallelism(multiply_adds: usize) -> Parallelism {
-    #[cfg(not(target_family = "wasm"))]
-    if multiply_adds >= 192 * 192 * 192 {
-        return Parallelism::Rayon(0);
-    }
-    let _ = multiply_adds;
-    Parallelism::None
 }
 
 /// `x·W + b`, starting from the bias row by row (no zeroing pass) and accumulating the product.
@@ -77,7 +28,16 @@ pub fn forward(shape: DenseShape, x: &[f32], weight: &[f32], bias: &[f32]) -> Ve
     (0..rows).for_each(|_| out.extend_from_slice(bias));
     // SAFETY: the lengths are checked above and the strides are the row-major ones.
     unsafe {
-        product((rows, outputs, inputs), &mut out, true, x, (inputs, 1), weight, (outputs, 1))
+        Product::new(rows, outputs, inputs).run(
+            out.as_mut_ptr(),
+            (outputs, 1),
+            true,
+            x.as_ptr(),
+            (inputs, 1),
+            weight.as_ptr(),
+            (outputs, 1),
+            1.0,
+        )
     }
     out
 }
@@ -96,7 +56,16 @@ pub fn input_gradient(shape: DenseShape, grad: &[f32], weight: &[f32], out: &mut
     );
     // SAFETY: as in `forward`; Wᵀ is W read with its strides swapped.
     unsafe {
-        product((rows, inputs, outputs), out, false, grad, (outputs, 1), weight, (1, outputs))
+        Product::new(rows, inputs, outputs).run(
+            out.as_mut_ptr(),
+            (inputs, 1),
+            false,
+            grad.as_ptr(),
+            (outputs, 1),
+            weight.as_ptr(),
+            (1, outputs),
+            1.0,
+        )
     }
 }
 
@@ -113,7 +82,18 @@ pub fn weight_gradient(shape: DenseShape, x: &[f32], grad: &[f32], out: &mut [f3
         "lengths"
     );
     // SAFETY: as in `forward`; xᵀ is x read with its strides swapped.
-    unsafe { product((inputs, outputs, rows), out, false, x, (1, inputs), grad, (outputs, 1)) }
+    unsafe {
+        Product::new(inputs, outputs, rows).run(
+            out.as_mut_ptr(),
+            (outputs, 1),
+            false,
+            x.as_ptr(),
+            (1, inputs),
+            grad.as_ptr(),
+            (outputs, 1),
+            1.0,
+        )
+    }
 }
 
 /// `∂b = Σ_rows ∂out`.
@@ -124,8 +104,8 @@ pub fn weight_gradient(shape: DenseShape, x: &[f32], grad: &[f32], out: &mut [f3
 pub fn bias_gradient(shape: DenseShape, grad: &[f32], out: &mut [f32]) {
     let DenseShape { rows, outputs, .. } = shape;
     assert_eq!((grad.len(), out.len()), (rows * outputs, outputs), "lengths");
-    let block = crate::parallel::block_len(rows) * outputs;
-    let partial_sums = crate::parallel::map(grad.chunks(block), |rows| {
+    let block = parallel::block_len(rows) * outputs;
+    let partial_sums = parallel::map(grad.chunks(block), |rows| {
         let mut sums = vec![0.0f32; outputs];
         for row in rows.chunks(outputs) {
             sums.iter_mut().zip(row).for_each(|(sum, g)| *sum += g);
@@ -141,14 +121,9 @@ pub fn bias_gradient(shape: DenseShape, grad: &[f32], out: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::rng::Pcg32;
+    use crate::ops::testing::random_values;
 
     const SHAPE: DenseShape = DenseShape { rows: 7, inputs: 5, outputs: 3 };
-
-    fn random(len: usize, seed: u64) -> Vec<f32> {
-        let mut rng = Pcg32::new(seed, 0);
-        (0..len).map(|_| rng.uniform(-1.0, 1.0)).collect()
-    }
 
     fn assert_close(ours: &[f32], expected: &[f32]) {
         for (i, (a, e)) in ours.iter().zip(expected).enumerate() {
@@ -161,10 +136,10 @@ mod tests {
     fn products_match_their_definitions() {
         let DenseShape { rows, inputs, outputs } = SHAPE;
         let (x, weight, bias, grad) = (
-            random(rows * inputs, 1),
-            random(inputs * outputs, 2),
-            random(outputs, 3),
-            random(rows * outputs, 4),
+            random_values(rows * inputs, 1, 1.0),
+            random_values(inputs * outputs, 2, 1.0),
+            random_values(outputs, 3, 1.0),
+            random_values(rows * outputs, 4, 1.0),
         );
         let x_at = |r: usize, i: usize| x[r * inputs + i];
         let w_at = |i: usize, o: usize| weight[i * outputs + o];

@@ -2,8 +2,8 @@
 //! `f32` slices: one pass per row forward, and one backward pass that also sums the scale and
 //! shift gradients (per block of rows, so blocks run on separate cores).
 
-use crate::lanes;
-use crate::simd::widest_simd;
+use crate::ops::cpu::simd::widest_simd;
+use crate::ops::cpu::{lanes, parallel};
 
 /// The sizes of one call: `rows` vectors of `width` values.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -16,7 +16,7 @@ pub struct NormShape {
 impl NormShape {
     /// Whole rows per block: one block per core.
     fn block(&self) -> usize {
-        crate::parallel::block_len(self.rows) * self.width
+        parallel::block_len(self.rows) * self.width
     }
 }
 
@@ -38,7 +38,7 @@ pub fn forward(shape: NormShape, x: &[f32], gamma: &[f32], beta: &[f32], out: &m
     assert_eq!((x.len(), out.len()), (rows * width, rows * width), "x and out lengths");
     assert_eq!((gamma.len(), beta.len()), (width, width), "gamma and beta lengths");
     let blocks = x.chunks(shape.block()).zip(out.chunks_mut(shape.block()));
-    crate::parallel::for_each(blocks, |(x, out)| normalise_rows(x, gamma, beta, epsilon, out));
+    parallel::for_each(blocks, |(x, out)| normalise_rows(x, gamma, beta, epsilon, out));
 }
 
 widest_simd! {
@@ -82,7 +82,7 @@ pub fn backward(
     );
     let block = shape.block();
     let blocks = x.chunks(block).zip(grad.chunks(block)).zip(grad_x.chunks_mut(block));
-    let partial_sums = crate::parallel::map(blocks, |((x, grad), grad_x)| {
+    let partial_sums = parallel::map(blocks, |((x, grad), grad_x)| {
         let (mut gamma_sum, mut beta_sum) = (vec![0.0f32; width], vec![0.0f32; width]);
         differentiate_rows(x, gamma, grad, epsilon, grad_x, &mut gamma_sum, &mut beta_sum);
         (gamma_sum, beta_sum)
@@ -136,14 +136,9 @@ widest_simd! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::rng::Pcg32;
+    use crate::ops::testing::random_values;
 
     const SHAPE: NormShape = NormShape { rows: 6, width: 5, epsilon: 1e-5 };
-
-    fn random(len: usize, seed: u64) -> Vec<f32> {
-        let mut rng = Pcg32::new(seed, 0);
-        (0..len).map(|_| rng.uniform(-2.0, 2.0)).collect()
-    }
 
     fn loss(x: &[f32], gamma: &[f32], beta: &[f32], upstream: &[f32]) -> f64 {
         let mut out = vec![0.0; x.len()];
@@ -153,7 +148,7 @@ mod tests {
 
     #[test]
     fn rows_come_out_with_zero_mean_and_unit_variance() {
-        let x = random(SHAPE.rows * SHAPE.width, 1);
+        let x = random_values(SHAPE.rows * SHAPE.width, 1, 2.0);
         let mut out = vec![0.0; x.len()];
         forward(SHAPE, &x, &[1.0; 5], &[0.0; 5], &mut out);
         for row in out.chunks(SHAPE.width) {
@@ -169,7 +164,7 @@ mod tests {
     /// Every gradient element matches a central difference of `Σ out · upstream`.
     #[test]
     fn backward_matches_finite_differences() {
-        let (x, gamma, beta, upstream) = (random(30, 2), random(5, 3), random(5, 4), random(30, 5));
+        let (x, gamma, beta, upstream) = (random_values(30, 2, 2.0), random_values(5, 3, 2.0), random_values(5, 4, 2.0), random_values(30, 5, 2.0));
         let (mut grad_x, mut grad_gamma, mut grad_beta) =
             (vec![0.0; 30], vec![0.0; 5], vec![0.0; 5]);
         backward(SHAPE, &x, &gamma, &upstream, &mut grad_x, &mut grad_gamma, &mut grad_beta);

@@ -7,10 +7,10 @@
 //! `[batch, tokens, 3·dim]` buffer, and the attended values land already in the `[batch,
 //! tokens, dim]` order the output projection reads. Images are spread over the CPU's cores.
 
-use crate::gelu::values::exp_nonpositive;
-use crate::lanes;
-use crate::simd::widest_simd;
-use gemm::{Parallelism, gemm};
+use crate::ops::cpu::exp::exp_nonpositive;
+use crate::ops::cpu::product::Product;
+use crate::ops::cpu::simd::widest_simd;
+use crate::ops::cpu::{lanes, parallel};
 
 /// The sizes of one attention call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,55 +44,6 @@ impl AttentionShape {
     }
 }
 
-/// `out = beta · lhs · rhs` for an `m×k` by `k×n` product; each matrix is a pointer with
-/// its row and column strides (in elements).
-struct Product {
-    m: usize,
-    n: usize,
-    k: usize,
-}
-
-impl Product {
-    /// # Safety
-    /// Every element the strides reach must lie inside its allocation, and `out` must not
-    /// overlap `lhs` or `rhs`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn run(
-        &self,
-        out: *mut f32,
-        (out_rs, out_cs): (usize, usize),
-        lhs: *const f32,
-        (lhs_rs, lhs_cs): (usize, usize),
-        rhs: *const f32,
-        (rhs_rs, rhs_cs): (usize, usize),
-        beta: f32,
-    ) {
-        unsafe {
-            gemm(
-                self.m,
-                self.n,
-                self.k,
-                out,
-                out_cs as isize,
-                out_rs as isize,
-                false,
-                lhs,
-                lhs_cs as isize,
-                lhs_rs as isize,
-                rhs,
-                rhs_cs as isize,
-                rhs_rs as isize,
-                0.0,
-                beta,
-                false,
-                false,
-                false,
-                Parallelism::None,
-            )
-        }
-    }
-}
-
 /// `attended = softmax(Q·Kᵀ/√d)·V` for every image and head, and the softmax weights.
 ///
 /// # Shapes
@@ -106,14 +57,14 @@ pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights
     let AttentionShape { tokens, heads, head_dim, .. } = shape;
     let dim = shape.dim();
     let (row, square) = (3 * dim, tokens * tokens);
-    let scores = Product { m: tokens, n: tokens, k: head_dim };
-    let values = Product { m: tokens, n: head_dim, k: tokens };
+    let scores = Product::serial(tokens, tokens, head_dim);
+    let values = Product::serial(tokens, head_dim, tokens);
 
     let images = qkv
         .chunks(tokens * row)
         .zip(attended.chunks_mut(tokens * dim))
         .zip(weights.chunks_mut(heads * square));
-    crate::parallel::for_each(images, |((qkv, attended), weights)| {
+    parallel::for_each(images, |((qkv, attended), weights)| {
         for head in 0..heads {
             let query = qkv[head * head_dim..].as_ptr();
             let key = qkv[dim + head * head_dim..].as_ptr();
@@ -126,6 +77,7 @@ pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights
                 scores.run(
                     probabilities.as_mut_ptr(),
                     (tokens, 1),
+                    false,
                     query,
                     (row, 1),
                     key,
@@ -138,6 +90,7 @@ pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights
                 values.run(
                     attended[head * head_dim..].as_mut_ptr(),
                     (dim, 1),
+                    false,
                     probabilities.as_ptr(),
                     (tokens, 1),
                     value,
@@ -171,15 +124,15 @@ pub fn backward(
     let AttentionShape { tokens, heads, head_dim, .. } = shape;
     let dim = shape.dim();
     let (row, square) = (3 * dim, tokens * tokens);
-    let to_values = Product { m: tokens, n: head_dim, k: tokens };
-    let to_probabilities = Product { m: tokens, n: tokens, k: head_dim };
+    let to_values = Product::serial(tokens, head_dim, tokens);
+    let to_probabilities = Product::serial(tokens, tokens, head_dim);
 
     let images = qkv
         .chunks(tokens * row)
         .zip(weights.chunks(heads * square))
         .zip(grad_attended.chunks(tokens * dim))
         .zip(grad_qkv.chunks_mut(tokens * row));
-    crate::parallel::for_each(images, |(((qkv, weights), grad_attended), grad_qkv)| {
+    parallel::for_each(images, |(((qkv, weights), grad_attended), grad_qkv)| {
         let mut grad_scores = vec![0.0f32; square];
         for head in 0..heads {
             let offset = |part: usize| part * dim + head * head_dim;
@@ -194,6 +147,7 @@ pub fn backward(
                 to_values.run(
                     grad_qkv[offset(2)..].as_mut_ptr(),
                     (row, 1),
+                    false,
                     probabilities.as_ptr(),
                     (1, tokens),
                     grad_out,
@@ -204,6 +158,7 @@ pub fn backward(
                 to_probabilities.run(
                     grad_scores.as_mut_ptr(),
                     (tokens, 1),
+                    false,
                     grad_out,
                     (dim, 1),
                     value,
@@ -217,6 +172,7 @@ pub fn backward(
                 to_values.run(
                     grad_qkv[offset(0)..].as_mut_ptr(),
                     (row, 1),
+                    false,
                     grad_scores.as_ptr(),
                     (tokens, 1),
                     key,
@@ -227,6 +183,7 @@ pub fn backward(
                 to_values.run(
                     grad_qkv[offset(1)..].as_mut_ptr(),
                     (row, 1),
+                    false,
                     grad_scores.as_ptr(),
                     (1, tokens),
                     query,
@@ -275,14 +232,9 @@ fn softmax_in_place(row: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::rng::Pcg32;
+    use crate::ops::testing::random_values;
 
     const SHAPE: AttentionShape = AttentionShape { batch: 3, tokens: 5, heads: 2, head_dim: 4 };
-
-    fn random(len: usize, seed: u64) -> Vec<f32> {
-        let mut rng = Pcg32::new(seed, 0);
-        (0..len).map(|_| rng.uniform(-1.0, 1.0)).collect()
-    }
 
     /// The textbook formula, one image and head at a time, in f64.
     fn reference(shape: AttentionShape, qkv: &[f32]) -> (Vec<f64>, Vec<f64>) {
@@ -335,7 +287,7 @@ mod tests {
 
     #[test]
     fn forward_matches_the_textbook_formula() {
-        let qkv = random(SHAPE.qkv_len(), 1);
+        let qkv = random_values(SHAPE.qkv_len(), 1, 1.0);
         let (attended, weights) = run_forward(&qkv);
         let (expected_attended, expected_weights) = reference(SHAPE, &qkv);
         assert_close(&attended, &expected_attended, 1e-5, "attended");
@@ -345,8 +297,8 @@ mod tests {
     /// Each analytic gradient element matches a central difference of `Σ attended · upstream`.
     #[test]
     fn backward_matches_finite_differences() {
-        let qkv = random(SHAPE.qkv_len(), 2);
-        let upstream = random(SHAPE.attended_len(), 3);
+        let qkv = random_values(SHAPE.qkv_len(), 2, 1.0);
+        let upstream = random_values(SHAPE.attended_len(), 3, 1.0);
         let (_, weights) = run_forward(&qkv);
         let mut grad = vec![f32::NAN; SHAPE.qkv_len()];
         backward(SHAPE, &qkv, &weights, &upstream, &mut grad);

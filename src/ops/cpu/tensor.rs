@@ -1,14 +1,9 @@
-//! Plain `f32` slices in and out of burn's CPU backend tensors, for the fused CPU operations
-//! (`fused_attention`, `layer_norm`, `matmul::cpu`, `gelu`), whose arithmetic works on slices.
+//! Plain `f32` slices in and out of burn's CPU backend tensors, for the CPU implementations of
+//! the operations, whose arithmetic works on slices.
 
+use burn::backend::DType;
 use burn::backend::flex::FlexTensor;
-use burn::backend::{DType, DispatchDevice};
-use burn::tensor::{Shape, Tensor, TensorData};
-
-/// Whether `tensor` lives on burn's CPU backend (where the fused operations apply).
-pub fn is_on_cpu<const D: usize>(tensor: &Tensor<D>) -> bool {
-    matches!(tensor.device().as_dispatch().clone().inner(), DispatchDevice::Flex(_))
-}
+use burn::tensor::{Shape, TensorData};
 
 /// `tensor` with its values in row-major order from offset 0, copied only if they are not.
 pub fn contiguous(tensor: FlexTensor) -> FlexTensor {

@@ -1,0 +1,95 @@
+//! Self-attention's core as one operation on the CPU backend, read straight from the QKV
+//! projection's output.
+//!
+//! Composed from burn's tensor operations, the core spent most of a CPU training step on memory
+//! traffic rather than arithmetic: copying the query, key and value out of the projection,
+//! a softmax of five passes with a backward pass each, 1,024 small batched products per block
+//! at batch 256, and a slice-and-assign of a zeroed buffer for each of the three gradients.
+//! [`kernels`] does it in one pass per head over strided views, with a hand-written backward
+//! ([`autodiff`]).
+
+mod autodiff;
+pub mod kernels;
+
+use crate::ops::cpu::tensor as cpu_tensor;
+use burn::backend::flex::FlexTensor;
+use burn::backend::tensor::FloatTensor;
+use burn::backend::{Backend, Dispatch, Flex, TensorMetadata, backend_extension};
+use burn::tensor::Tensor;
+use kernels::AttentionShape;
+
+/// The attention core as a backend operation (CPU backend only).
+#[backend_extension(Flex, Autodiff)]
+pub trait FusedAttention: Backend {
+    /// `qkv [batch, tokens, 3·dim]` → `(attended [batch, tokens, dim], weights [batch, heads,
+    /// tokens, tokens])`. The weights carry no gradient.
+    fn fused_attention(
+        qkv: FloatTensor<Self>,
+        heads: usize,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>);
+    /// `∂qkv` from `∂attended`, the saved `qkv` and the forward pass's `weights`.
+    fn fused_attention_backward(
+        qkv: FloatTensor<Self>,
+        weights: FloatTensor<Self>,
+        grad: FloatTensor<Self>,
+        heads: usize,
+    ) -> FloatTensor<Self>;
+}
+
+impl FusedAttention for Flex {
+    fn fused_attention(
+        qkv: FloatTensor<Self>,
+        heads: usize,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>) {
+        let shape = attention_shape(&qkv, heads);
+        let qkv = cpu_tensor::contiguous(qkv);
+        let mut attended = vec![0.0; shape.attended_len()];
+        let mut weights = vec![0.0; shape.weights_len()];
+        kernels::forward(shape, cpu_tensor::values(&qkv), &mut attended, &mut weights);
+        let AttentionShape { batch, tokens, heads, .. } = shape;
+        (
+            cpu_tensor::from_values(attended, [batch, tokens, shape.dim()]),
+            cpu_tensor::from_values(weights, [batch, heads, tokens, tokens]),
+        )
+    }
+
+    fn fused_attention_backward(
+        qkv: FloatTensor<Self>,
+        weights: FloatTensor<Self>,
+        grad: FloatTensor<Self>,
+        heads: usize,
+    ) -> FloatTensor<Self> {
+        let shape = attention_shape(&qkv, heads);
+        let (qkv, weights, grad) = (
+            cpu_tensor::contiguous(qkv),
+            cpu_tensor::contiguous(weights),
+            cpu_tensor::contiguous(grad),
+        );
+        let mut grad_qkv = vec![0.0; shape.qkv_len()];
+        kernels::backward(
+            shape,
+            cpu_tensor::values(&qkv),
+            cpu_tensor::values(&weights),
+            cpu_tensor::values(&grad),
+            &mut grad_qkv,
+        );
+        cpu_tensor::from_values(grad_qkv, [shape.batch, shape.tokens, 3 * shape.dim()])
+    }
+}
+
+fn attention_shape(qkv: &FlexTensor, heads: usize) -> AttentionShape {
+    let dims = qkv.shape();
+    assert_eq!(dims.num_dims(), 3, "qkv is [batch, tokens, 3·dim]");
+    assert_eq!(dims[2] % (3 * heads), 0, "qkv's last side is 3·heads·head_dim");
+    AttentionShape { batch: dims[0], tokens: dims[1], heads, head_dim: dims[2] / (3 * heads) }
+}
+
+/// `softmax(Q·Kᵀ/√d)·V` per head through [`FusedAttention`], with the softmax weights.
+///
+/// # Shapes
+/// - qkv: `[batch, tokens, 3·heads·head_dim]`
+/// - output: `([batch, tokens, heads·head_dim], [batch, heads, tokens, tokens])`
+pub fn fused_attention(qkv: Tensor<3>, heads: usize) -> (Tensor<3>, Tensor<4>) {
+    let (attended, weights) = <Dispatch as FusedAttention>::fused_attention(qkv.into_dispatch(), heads);
+    (Tensor::from_dispatch(attended), Tensor::from_dispatch(weights))
+}

@@ -1,0 +1,14 @@
+//! What the CPU implementations of the operations share: plain slices in and out of burn's
+//! CPU tensors, work spread over the cores, loops compiled for the widest vector unit, sums that
+//! vectorise, a vectorisable exp, one strided `gemm` call, and the native allocator setting.
+//!
+//! Nothing here knows about the model; it may use burn's CPU backend, gemm and rayon.
+
+#[cfg(not(target_family = "wasm"))]
+pub mod allocator;
+pub mod exp;
+pub mod lanes;
+pub mod parallel;
+pub mod product;
+pub(crate) mod simd;
+pub mod tensor;
