@@ -14,6 +14,16 @@ pub enum ComputePath {
     Cpu,
 }
 
+impl ComputePath {
+    /// "WebGPU" or "CPU (wasm)", as the page names the path.
+    pub fn label(self) -> &'static str {
+        match self {
+            ComputePath::WebGpu => "WebGPU",
+            ComputePath::Cpu => "CPU (wasm)",
+        }
+    }
+}
+
 /// What the person asked for (the page's `?compute=` parameter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PathRequest {

@@ -1,5 +1,6 @@
 //! The crate's layers as ARCHITECTURE.md draws them, held by reading the sources: the operations
-//! use nothing of the crate above them, and the model nothing but the operations.
+//! use nothing of the crate above them, the model nothing but the operations, and no view of the
+//! page calls another view (they share `web::app` and are wired by `web::page`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -54,4 +55,18 @@ fn the_operations_use_nothing_above_them() {
 #[test]
 fn the_model_uses_only_the_operations() {
     assert_uses_only("src/model", &["ops"], &[]);
+}
+
+#[test]
+fn no_view_calls_another() {
+    for path in sources("src/web/views") {
+        if path.ends_with("mod.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).expect("a readable source");
+        for (number, line) in text.lines().enumerate() {
+            let names_a_view = line.contains("views::") || line.trim_start().starts_with("use super::");
+            assert!(!names_a_view, "{}:{} reaches another view: {line}", path.display(), number + 1);
+        }
+    }
 }

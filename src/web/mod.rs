@@ -1,20 +1,20 @@
 //! Browser glue: everything that touches the DOM, WebGPU or JavaScript. Kept thin; the logic it
 //! calls lives in the pure modules and is tested natively.
+//!
+//! The page (main thread): [`page`] starts it and wires the [`views`], one per card, which share
+//! [`app`]'s state. The worker: [`worker`] owns the dataset and training, with [`storage`] for
+//! downloads and the Cache API. Both use [`adapter`] (the WebGPU adapter and burn's device),
+//! [`dom`] and [`constructors`].
 #![cfg(target_family = "wasm")]
 
 pub mod adapter;
-mod attention_view;
-mod chart_view;
+mod app;
 pub(crate) mod constructors;
-mod dataset_view;
 mod dom;
+mod overlay;
 mod page;
-mod photo_view;
-mod position_view;
-mod predictions_view;
 mod storage;
-mod training_view;
-mod weights_view;
+mod views;
 pub mod worker;
 
 use wasm_bindgen::prelude::*;

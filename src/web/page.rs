@@ -1,69 +1,28 @@
-//! The page's start-up flow and its state: pick the compute path, build the model, classify the
-//! sample image, then hand the dataset and training to the worker.
+//! Starts the page and wires its views: picks the compute path, builds the model, classifies the
+//! sample photo, starts the worker, routes the worker's messages to the views, and updates the
+//! views that depend on each [`Change`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use burn::module::Module;
-use burn::tensor::Device;
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::spawn_local;
-use web_sys::{HtmlSelectElement, MessageEvent, Worker};
+use web_sys::{MessageEvent, Worker};
 
 use super::adapter::{adapter_summary, init_device};
-use super::attention_view::{self, Picture};
-use super::dom::{self, element, escape, set_hidden, set_text};
-use super::{chart_view, dataset_view, photo_view, position_view, predictions_view, training_view, weights_view};
-use crate::data::classes::CLASS_NAMES;
+use super::app::{App, Change, SharedApp, send, show_error};
+use super::dom;
+use super::views::{charts, compute, dataset, explanation, model, photo, positions, probe, test_set, training, weights};
 use crate::compute::{ComputePath, PathRequest, choose_path};
-use crate::display::group_thousands;
-use crate::inference::{AttentionView, Explanation, explain, ranked};
-use crate::model::{Preset, VisionTransformer, VitConfig};
-use crate::protocol::{PreviewImage, WorkerInput, WorkerOutput};
-use crate::training::{MetricsHistory, TestEvaluation};
-use crate::weights::WeightFileInfo;
+use crate::inference::AttentionView;
+use crate::model::Preset;
+use crate::protocol::{WorkerInput, WorkerOutput};
+use crate::training::MetricsHistory;
 
 const SAMPLE_IMAGE: &str = "samples/chelsea.png";
 /// The prepared dataset's manifest; `?dataset=URL` points the page at another one.
 const DATASET_MANIFEST: &str = "data/manifest.json";
-/// Classes listed for a picture.
-const TOP_CLASSES: usize = 5;
-
-/// What the page holds between events.
-pub struct App {
-    pub device: Device,
-    pub compute: ComputePath,
-    pub config: VitConfig,
-    pub model: VisionTransformer,
-    /// The sample photo as the model sees it (32×32 RGBA): the probe whose attention the worker
-    /// reports during training.
-    pub probe: Vec<u8>,
-    pub worker: Worker,
-    pub worker_ready: bool,
-    pub dataset_ready: bool,
-    pub training: bool,
-    /// The current model's weight file (safetensors) and what it says, when it came from one
-    /// (shipped, uploaded or trained here).
-    pub weights: Option<Vec<u8>>,
-    pub weights_info: Option<WeightFileInfo>,
-    /// The picture being explained, and its latest explanation.
-    pub picture: Option<Picture>,
-    /// Counts pictures asked for, so a slow decode never replaces a later choice.
-    pub picture_generation: u64,
-    pub explanation: Option<Explanation>,
-    pub view: AttentionView,
-    /// The test images of the predictions grid and every test label, from the worker.
-    pub test_preview: Vec<PreviewImage>,
-    pub test_labels: Vec<u8>,
-    /// What the charts draw: the current weights' training history.
-    pub history: MetricsHistory,
-    pub planned_epochs: usize,
-    pub steps_per_epoch: usize,
-}
-
-pub type SharedApp = Rc<RefCell<App>>;
 
 pub async fn run() {
     if let Err(message) = start_up().await {
@@ -73,17 +32,10 @@ pub async fn run() {
 
 async fn start_up() -> Result<(), String> {
     let request = PathRequest::parse(dom::query_param("compute").as_deref());
-    wire_compute_switch(request);
+    compute::wire(request);
 
     let adapter = adapter_summary().await;
-    let adapter_text = match &adapter {
-        Some(adapter) if adapter.is_software() => format!("{} (software renderer)", adapter.label()),
-        Some(adapter) => adapter.label(),
-        None => "none: this browser offers no WebGPU".into(),
-    };
-    set_text("adapter", &adapter_text);
-    set_hidden("no-webgpu", adapter.is_some());
-
+    compute::show_adapter(adapter.as_ref());
     let mut choice = choose_path(request, adapter.as_ref());
     let device = match init_device(choice.path).await {
         Ok(device) => device,
@@ -93,32 +45,24 @@ async fn start_up() -> Result<(), String> {
             init_device(ComputePath::Cpu).await?
         }
     };
-    set_text("compute-path", path_name(choice.path));
-    set_text("compute-reason", &choice.reason);
-    if choice.path == ComputePath::Cpu {
-        set_text("train-note", "Training runs on the CPU (WebAssembly) here, which is slower than a GPU.");
-    }
+    compute::show_choice(&choice);
+    training::show_compute(choice.path);
 
-    let preset = Preset::Tiny;
-    let config = preset.config();
-    let model = config.init(&device);
-    show_model_summary(preset.name(), &config, model.num_params());
-
-    let sample = photo_view::load_sample(SAMPLE_IMAGE).await?;
-    let worker = start_worker()?;
+    let config = Preset::Tiny.config();
+    let sample = photo::load_sample(SAMPLE_IMAGE).await?;
     let app = Rc::new(RefCell::new(App {
+        model: config.init(&device),
         device,
         compute: choice.path,
         config,
-        model,
         probe: sample.input.clone(),
-        worker,
+        worker: start_worker()?,
         worker_ready: false,
         dataset_ready: false,
         training: false,
         weights: None,
         weights_info: None,
-        picture: None,
+        picture: Some(sample),
         picture_generation: 0,
         explanation: None,
         view: AttentionView::Rollout,
@@ -127,18 +71,20 @@ async fn start_up() -> Result<(), String> {
         history: MetricsHistory::default(),
         planned_epochs: 10,
         steps_per_epoch: 0,
+        on_change,
     }));
-    chart_view::wire();
-    chart_view::show(&MetricsHistory::default(), 10, 0);
-    attention_view::wire(&app);
-    weights_view::load_pretrained(&app).await;
-    photo_view::adopt(&app, sample);
+    model::show(&app);
+    photo::show_input(&app);
+    charts::wire();
+    charts::show(&MetricsHistory::default(), 10, 0);
+    explanation::wire(&app);
+    weights::load_pretrained(&app).await; // explains the sample with whatever weights it ends with
     listen_to_worker(&app);
-    dataset_view::wire(&app);
-    training_view::wire(&app);
-    weights_view::wire(&app);
-    photo_view::wire(&app);
-    predictions_view::wire(&app);
+    dataset::wire(&app);
+    training::wire(&app);
+    weights::wire(&app);
+    photo::wire(&app);
+    test_set::wire(&app);
     dom::document()
         .body()
         .expect("the page has a body")
@@ -147,70 +93,34 @@ async fn start_up() -> Result<(), String> {
     Ok(())
 }
 
-pub fn show_model_summary(preset: &str, config: &VitConfig, parameters: usize) {
-    set_text(
-        "model-summary",
-        &format!(
-            "{preset} preset · {} parameters · {} layers, D={}, {} heads, MLP {}, {}×{} patches of {}×{} px",
-            group_thousands(parameters),
-            config.depth,
-            config.embed_dim,
-            config.heads,
-            config.mlp_dim,
-            config.grid_size(),
-            config.grid_size(),
-            config.patch_size,
-            config.patch_size,
-        ),
-    );
-}
-
-fn path_name(path: ComputePath) -> &'static str {
-    match path {
-        ComputePath::WebGpu => "WebGPU",
-        ComputePath::Cpu => "CPU (wasm)",
-    }
-}
-
-/// Reloads the page with `?compute=…` when the person picks another path, keeping the page's other
-/// parameters (such as `?dataset=`).
-fn wire_compute_switch(request: PathRequest) {
-    let select: HtmlSelectElement = element("compute-select");
-    select.set_value(match request {
-        PathRequest::Auto => "auto",
-        PathRequest::WebGpu => "webgpu",
-        PathRequest::Cpu => "cpu",
-    });
-    let on_change = Closure::<dyn Fn()>::new(move || {
-        let value = element::<HtmlSelectElement>("compute-select").value();
-        if let Some(window) = web_sys::window() {
-            let location = window.location();
-            let search = location.search().unwrap_or_default();
-            if let Ok(parameters) = web_sys::UrlSearchParams::new_with_str(&search) {
-                parameters.set("compute", &value);
-                let _ = location.set_search(&String::from(parameters.to_string()));
-            }
+/// Updates the views that show what `change` changed.
+fn on_change(app: &SharedApp, change: Change) {
+    match change {
+        Change::Picture => {
+            photo::show_input(app);
+            explanation::explain_picture(app);
         }
-    });
-    select.set_onchange(Some(on_change.as_ref().unchecked_ref()));
-    on_change.forget(); // lives as long as the page
+        Change::Weights => {
+            model::show(app);
+            if let Some(preset) = app.borrow().weights_info.as_ref().and_then(|info| info.preset) {
+                training::follow_preset(preset);
+            }
+            on_change(app, Change::History);
+            explanation::explain_picture(app);
+            positions::show_current(app);
+            test_set::request_evaluation(app);
+        }
+        Change::History => {
+            let app = app.borrow();
+            charts::show(&app.history, app.planned_epochs, app.steps_per_epoch);
+        }
+    }
 }
 
 fn start_worker() -> Result<Worker, String> {
     let options = web_sys::WorkerOptions::new();
     options.set_type(web_sys::WorkerType::Module);
     Worker::new_with_options("worker.js", &options).map_err(|_| "this browser cannot start the training worker".to_string())
-}
-
-/// Sends a message to the worker, with an optional transferable payload beside it.
-pub fn send(app: &SharedApp, input: &WorkerInput, payload: Option<(&str, JsValue)>) {
-    let message = serde_wasm_bindgen::to_value(input).expect("worker messages serialise");
-    if let Some((key, value)) = payload {
-        let _ = Reflect::set(&message, &key.into(), &value);
-    }
-    if app.borrow().worker.post_message(&message).is_err() {
-        show_error("the training worker stopped answering; reload the page");
-    }
 }
 
 fn listen_to_worker(app: &SharedApp) {
@@ -240,11 +150,11 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
     match output {
         WorkerOutput::WorkerReady => {
             app.borrow_mut().worker_ready = true;
-            dataset_view::loading_started();
+            dataset::loading_started();
             let manifest_url = dom::query_param("dataset").unwrap_or_else(|| DATASET_MANIFEST.into());
             send(app, &WorkerInput::LoadPreparedDataset { manifest_url }, None);
         }
-        WorkerOutput::DatasetProgress { stage, done, total } => dataset_view::show_progress(stage, done, total),
+        WorkerOutput::DatasetProgress { stage, done, total } => dataset::show_progress(stage, done, total),
         WorkerOutput::DatasetReady { source, train_images, test_images, seconds, warning, preview, test_preview, test_labels } => {
             {
                 let mut app = app.borrow_mut();
@@ -252,118 +162,34 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
                 app.test_preview = test_preview;
                 app.test_labels = test_labels;
             }
-            dataset_view::show_ready(source, train_images, test_images, seconds, warning.as_deref(), &preview);
-            training_view::refresh_buttons(app);
-            request_evaluation(app);
+            dataset::show_ready(source, train_images, test_images, seconds, warning.as_deref(), &preview);
+            training::refresh_buttons(app);
+            test_set::request_evaluation(app);
         }
         WorkerOutput::DatasetFailed { message } => {
-            dataset_view::show_failed(&message);
-            training_view::refresh_buttons(app);
+            dataset::show_failed(&message);
+            training::refresh_buttons(app);
         }
         WorkerOutput::Epoch { metrics, evaluation, heap_bytes, gpu_bytes } => {
-            training_view::show_epoch(&metrics, Some(heap_bytes), gpu_bytes);
-            if let Some(bytes) = bytes {
-                match weights_view::adopt(app, bytes, "Trained in this page") {
-                    Ok(_) => weights_changed(app),
-                    Err(message) => show_error(&format!("the trained weights could not be loaded: {message}")),
-                }
+            training::show_epoch(&metrics, Some(heap_bytes), gpu_bytes);
+            if let Some(bytes) = bytes
+                && let Err(message) = weights::adopt(app, bytes, "Trained in this page")
+            {
+                show_error(&format!("the trained weights could not be loaded: {message}"));
             }
-            show_evaluation(app, &evaluation, &format!("After epoch {}", metrics.epoch));
+            test_set::show_evaluation(app, &evaluation, &format!("After epoch {}", metrics.epoch));
         }
-        WorkerOutput::CheckpointWeights => match bytes.map(|bytes| weights_view::adopt(app, bytes, "From the saved checkpoint")) {
-            Some(Ok(_)) => weights_changed(app),
+        WorkerOutput::CheckpointWeights => match bytes.map(|bytes| weights::adopt(app, bytes, "From the saved checkpoint")) {
+            Some(Ok(())) => {}
             Some(Err(message)) => show_error(&format!("the checkpoint's weights could not be loaded: {message}")),
             None => show_error("the worker sent no weights"),
         },
-        WorkerOutput::Evaluated { evaluation } => show_evaluation(app, &evaluation, "Current weights"),
-        WorkerOutput::EvaluationFailed { message } => set_text("evaluation-summary", &format!("The test set was not evaluated: {message}")),
+        WorkerOutput::Evaluated { evaluation } => test_set::show_evaluation(app, &evaluation, "Current weights"),
+        WorkerOutput::EvaluationFailed { message } => test_set::show_failed(&message),
         WorkerOutput::Probe { step, explanation } => {
-            let probe = app.borrow().probe.clone();
-            attention_view::show_probe(step, &probe, &explanation);
+            let probe_image = app.borrow().probe.clone();
+            probe::show(step, &probe_image, &explanation);
         }
-        other => training_view::on_output(app, other),
+        other => training::on_output(app, other),
     }
-}
-
-fn show_evaluation(app: &SharedApp, evaluation: &TestEvaluation, source: &str) {
-    let app = app.borrow();
-    if evaluation.predictions.len() == app.test_labels.len() {
-        predictions_view::show(evaluation, &app.test_labels, &app.test_preview, source);
-    }
-}
-
-/// Asks the worker to evaluate the current weights on the test set, when it has both. During
-/// training each epoch's message brings its own evaluation.
-pub fn request_evaluation(app: &SharedApp) {
-    let (weights, compute) = {
-        let app = app.borrow();
-        if !app.dataset_ready || app.training {
-            return;
-        }
-        let Some(weights) = app.weights.clone() else { return };
-        (weights, app.compute)
-    };
-    set_text("evaluation-summary", "Evaluating the current weights on the test set…");
-    send(app, &WorkerInput::Evaluate { compute }, Some(("bytes", Uint8Array::from(weights.as_slice()).into())));
-}
-
-/// Everything that depends on the weights, after they changed: the picture's prediction and
-/// attention, the positional-embedding figure and the test-set evaluation.
-pub fn weights_changed(app: &SharedApp) {
-    explain_picture(app);
-    let model = app.borrow().model.clone();
-    spawn_local(async move {
-        if let Err(message) = position_view::show(&model).await {
-            show_error(&message);
-        }
-    });
-    request_evaluation(app);
-}
-
-/// Classifies the current picture with the current model and draws the answer and attention.
-pub fn explain_picture(app: &SharedApp) {
-    let (model, config, device, picture) = {
-        let app = app.borrow();
-        let Some(picture) = app.picture.clone() else { return };
-        (app.model.clone(), app.config.clone(), app.device.clone(), picture)
-    };
-    let app = app.clone();
-    spawn_local(async move {
-        let started = dom::now_ms();
-        match explain(&model, &config, &picture.input, &device).await {
-            Ok(explanation) => {
-                let elapsed = dom::now_ms() - started;
-                show_probabilities(&explanation.probabilities);
-                set_text("inference-time", &format!("Prediction and attention took {elapsed:.0} ms."));
-                let _ = element::<web_sys::HtmlElement>("inference-time").set_attribute("data-ms", &format!("{elapsed:.2}"));
-                let view = app.borrow().view;
-                attention_view::show(&picture, &explanation, view);
-                app.borrow_mut().explanation = Some(explanation);
-            }
-            Err(message) => show_error(&message),
-        }
-    });
-}
-
-fn show_probabilities(probabilities: &[f32]) {
-    let rows: String = ranked(probabilities, &CLASS_NAMES)
-        .iter()
-        .take(TOP_CLASSES)
-        .map(|class| {
-            format!(
-                r#"<li data-class="{name}" data-probability="{p}"><span class="name">{name}</span><span class="bar"><span style="width:{width:.1}%"></span></span><span class="value">{percent:.1}%</span></li>"#,
-                name = escape(&class.name),
-                p = class.probability,
-                width = 100.0 * class.probability,
-                percent = 100.0 * class.probability,
-            )
-        })
-        .collect();
-    element::<web_sys::HtmlElement>("probabilities").set_inner_html(&rows);
-}
-
-pub fn show_error(message: &str) {
-    web_sys::console::error_1(&message.into());
-    set_text("error", message);
-    set_hidden("error", false);
 }

@@ -9,11 +9,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
 use web_sys::{ClipboardEvent, DragEvent, File, HtmlCanvasElement, HtmlElement, HtmlInputElement, ImageBitmap, MediaStream};
 
-use super::attention_view::Picture;
-use super::dom::{self, element, put_rgba, set_hidden, set_text};
-use super::page::{SharedApp, explain_picture};
 use crate::display::bytes;
 use crate::viz::resize::{center_square, resize_square};
+use crate::web::app::{Change, Picture, SharedApp, changed};
+use crate::web::dom::{self, element, put_rgba, set_hidden, set_text};
 
 #[wasm_bindgen(module = "/www/photo.js")]
 extern "C" {
@@ -89,15 +88,21 @@ fn draw_preview(preview: &ImageBitmap, width: u32, height: u32) {
     set_text("photo-size", &format!("{width}×{height} pixels; the centred square is used"));
 }
 
-/// Makes `picture` the current one and explains it.
+/// Makes `picture` the current one.
 pub fn adopt(app: &SharedApp, picture: Picture) {
-    let _ = put_rgba(&element("input-canvas"), &picture.input, 32, 32);
     app.borrow_mut().picture = Some(picture);
-    explain_picture(app);
+    changed(app, Change::Picture);
+}
+
+/// Draws what the model sees of the current picture.
+pub fn show_input(app: &SharedApp) {
+    if let Some(picture) = &app.borrow().picture {
+        let _ = put_rgba(&element("input-canvas"), &picture.input, 32, 32);
+    }
 }
 
 /// Decodes a file and, if it works, makes it the current picture.
-pub fn use_file(app: &SharedApp, file: File) {
+fn use_file(app: &SharedApp, file: File) {
     let name = file.name();
     if file.size() > MAX_FILE_BYTES {
         show_problem(&format!("{name} is {}; pictures up to {} can be used", bytes(file.size() as u64), bytes(MAX_FILE_BYTES as u64)));
@@ -136,13 +141,6 @@ pub async fn load_sample(url: &str) -> Result<Picture, String> {
         .await
         .map_err(|_| format!("the sample image {url} could not be read"))?;
     decode(&blob, "the sample photo").await
-}
-
-/// A 32×32 image from the test set (planar RGB) as a picture, enlarged pixel by pixel.
-pub fn test_picture(rgba: &[u8], name: String) -> Picture {
-    let side = 256;
-    let square = resize_square(rgba, 32, side).expect("a 32×32 image resamples");
-    Picture { name, square, side, input: rgba.to_vec() }
 }
 
 pub fn wire(app: &SharedApp) {

@@ -4,12 +4,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{DragEvent, HtmlCanvasElement, HtmlElement, HtmlInputElement, ImageData};
 
-use super::dom::{self, element, set_hidden, set_text};
-use super::page::{SharedApp, send};
 use crate::data::classes::CLASS_NAMES;
-use crate::display::{bytes, duration, group_thousands};
 use crate::data::preprocess::planar_to_rgba;
+use crate::display::{bytes, duration, group_thousands};
 use crate::protocol::{DatasetSource, LoadStage, PreviewImage, WorkerInput};
+use crate::web::app::{SharedApp, send};
+use crate::web::dom::{self, element, set_hidden, set_text};
 
 /// Pixels per preview image (CIFAR-10's 32×32, drawn at 2×).
 const PREVIEW_SCALE: u32 = 2;

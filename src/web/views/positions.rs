@@ -3,15 +3,27 @@
 //! 8×8 maps. Trained embeddings show each position most similar to its row and column.
 
 use burn::tensor::Tensor;
+use wasm_bindgen_futures::spawn_local;
 use web_sys::HtmlCanvasElement;
 
-use super::dom::{element, hidpi_context, set_text};
 use crate::model::VisionTransformer;
 use crate::viz::colormap::viridis;
 use crate::viz::similarity::{position_similarity, tile_index};
+use crate::web::app::{SharedApp, show_error};
+use crate::web::dom::{element, hidpi_context, set_text};
+
+/// Redraws the figure for the current model (its embedding is read back asynchronously).
+pub fn show_current(app: &SharedApp) {
+    let model = app.borrow().model.clone();
+    spawn_local(async move {
+        if let Err(message) = show(&model).await {
+            show_error(&message);
+        }
+    });
+}
 
 /// Reads the model's positional embedding and redraws the figure.
-pub async fn show(model: &VisionTransformer) -> Result<(), String> {
+async fn show(model: &VisionTransformer) -> Result<(), String> {
     let embedding: Tensor<3> = model.position_embedding.val();
     let [_, tokens, _] = embedding.dims();
     let values = embedding

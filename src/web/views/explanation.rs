@@ -1,47 +1,61 @@
-//! Where the model looked: the chosen picture with its attention overlaid (rollout or one layer,
-//! one head or their mean), a thumbnail per view to pick from, and the colour legend. Also the
-//! training card's probe panel, which redraws as the worker reports attention forming.
+//! The photo card's answer: the current picture's five most likely classes, and where the model
+//! looked: the picture with its attention overlaid (rollout or one layer, one head or their
+//! mean), a thumbnail per view to pick from, and the colour legend.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlCanvasElement, HtmlElement, HtmlSelectElement, MouseEvent};
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{Element, HtmlElement, HtmlSelectElement, MouseEvent};
 
-use super::dom::{self, element, escape, put_rgba, set_text};
-use super::page::SharedApp;
 use crate::data::classes::CLASS_NAMES;
-use crate::inference::{AttentionView, Explanation, ranked};
-use crate::viz::colormap::{attention_overlay, heatmap_rgba};
-use crate::viz::resize::resize_square;
+use crate::inference::{AttentionView, Explanation, explain, ranked};
+use crate::viz::colormap::heatmap_rgba;
+use crate::web::app::{Picture, SharedApp, show_error};
+use crate::web::dom::{self, element, escape, put_rgba, set_text};
+use crate::web::overlay::{THUMBNAIL, draw_overlay, resized};
 
-/// How strongly the heat colours cover the picture: enough to read the map, not enough to hide
-/// what it points at.
-const OVERLAY_ALPHA: f32 = 0.55;
-/// Side of the per-view thumbnails, in pixels.
-const THUMBNAIL: usize = 96;
-/// Side the probe's 32×32 image is enlarged to (whole pixels: 6× each).
-const PROBE_SIDE: usize = 192;
+/// Classes listed for a picture.
+const TOP_CLASSES: usize = 5;
 
-/// A picture the model can explain: its centred square at display resolution and the 32×32
-/// input made from it.
-#[derive(Debug, Clone)]
-pub struct Picture {
-    pub name: String,
-    /// The centred square, `side × side` RGBA.
-    pub square: Vec<u8>,
-    pub side: usize,
-    /// What the model sees: 32×32 RGBA.
-    pub input: Vec<u8>,
+/// Classifies the current picture with the current model and draws the answer and attention.
+pub fn explain_picture(app: &SharedApp) {
+    let (model, config, device, picture) = {
+        let app = app.borrow();
+        let Some(picture) = app.picture.clone() else { return };
+        (app.model.clone(), app.config.clone(), app.device.clone(), picture)
+    };
+    let app = app.clone();
+    spawn_local(async move {
+        let started = dom::now_ms();
+        match explain(&model, &config, &picture.input, &device).await {
+            Ok(explanation) => {
+                let elapsed = dom::now_ms() - started;
+                show_probabilities(&explanation.probabilities);
+                set_text("inference-time", &format!("Prediction and attention took {elapsed:.0} ms."));
+                let _ = element::<HtmlElement>("inference-time").set_attribute("data-ms", &format!("{elapsed:.2}"));
+                let view = app.borrow().view;
+                show(&picture, &explanation, view);
+                app.borrow_mut().explanation = Some(explanation);
+            }
+            Err(message) => show_error(&message),
+        }
+    });
 }
 
-fn resized(rgba: &[u8], side: usize, to: usize) -> Vec<u8> {
-    resize_square(rgba, side, to).expect("a square image resamples")
-}
-
-fn draw_overlay(canvas: &HtmlCanvasElement, image: &[u8], side: usize, explanation: &Explanation, view: AttentionView) {
-    let map = explanation.map(view);
-    let blended = attention_overlay(image, side, &map, explanation.grid(), OVERLAY_ALPHA);
-    if let Err(problem) = put_rgba(canvas, &blended, side as u32, side as u32) {
-        web_sys::console::warn_1(&problem.into());
-    }
+fn show_probabilities(probabilities: &[f32]) {
+    let rows: String = ranked(probabilities, &CLASS_NAMES)
+        .iter()
+        .take(TOP_CLASSES)
+        .map(|class| {
+            format!(
+                r#"<li data-class="{name}" data-probability="{p}"><span class="name">{name}</span><span class="bar"><span style="width:{width:.1}%"></span></span><span class="value">{percent:.1}%</span></li>"#,
+                name = escape(&class.name),
+                p = class.probability,
+                width = 100.0 * class.probability,
+                percent = 100.0 * class.probability,
+            )
+        })
+        .collect();
+    element::<HtmlElement>("probabilities").set_inner_html(&rows);
 }
 
 fn view_name(view: AttentionView) -> String {
@@ -79,7 +93,7 @@ fn chosen_head(heads: usize) -> Option<usize> {
 }
 
 /// Draws everything about the current picture's explanation.
-pub fn show(picture: &Picture, explanation: &Explanation, selected: AttentionView) {
+fn show(picture: &Picture, explanation: &Explanation, selected: AttentionView) {
     let head = chosen_head(explanation.heads);
     let selected = match selected {
         AttentionView::Layer { layer, .. } if layer < explanation.attention.len() => AttentionView::Layer { layer, head },
@@ -144,7 +158,7 @@ pub fn wire(app: &SharedApp) {
 }
 
 /// Redraws the current picture's explanation, if there is one.
-pub fn redraw(app: &SharedApp) {
+fn redraw(app: &SharedApp) {
     let app = app.borrow();
     if let (Some(picture), Some(explanation)) = (&app.picture, &app.explanation) {
         show(picture, explanation, app.view);
@@ -156,31 +170,4 @@ fn draw_legend() {
     let ramp: Vec<f32> = (0..256).map(|index| index as f32 / 255.0).collect();
     let rgba = heatmap_rgba(&ramp);
     let _ = put_rgba(&element("attention-legend"), &rgba, 256, 1);
-}
-
-/// The probe panel in the training card: the probe image with its rollout, each layer's mean
-/// attention, and what the model currently says.
-pub fn show_probe(step: usize, probe: &[u8], explanation: &Explanation) {
-    let large = resized(probe, 32, PROBE_SIDE);
-    draw_overlay(&element("probe-canvas"), &large, PROBE_SIDE, explanation, AttentionView::Rollout);
-    let small = resized(probe, 32, THUMBNAIL);
-    let container = element::<HtmlElement>("probe-layers");
-    let layers = explanation.attention.len();
-    if container.child_element_count() as usize != layers {
-        let figures: String = (0..layers)
-            .map(|layer| {
-                format!(r#"<figure><canvas width="{THUMBNAIL}" height="{THUMBNAIL}"></canvas><figcaption>layer {}</figcaption></figure>"#, layer + 1)
-            })
-            .collect();
-        container.set_inner_html(&figures);
-    }
-    let canvases = container.query_selector_all("canvas").expect("a valid selector");
-    for layer in 0..layers {
-        if let Some(canvas) = canvases.item(layer as u32) {
-            draw_overlay(canvas.unchecked_ref(), &small, THUMBNAIL, explanation, AttentionView::Layer { layer, head: None });
-        }
-    }
-    let best = &ranked(&explanation.probabilities, &CLASS_NAMES)[0];
-    set_text("probe-text", &format!("step {step}: “{}” at {:.0}%", best.name, 100.0 * best.probability));
-    let _ = element::<HtmlElement>("probe-canvas").set_attribute("data-step", &step.to_string());
 }

@@ -5,14 +5,13 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{HtmlButtonElement, HtmlElement, HtmlProgressElement};
 
-use super::chart_view;
-use super::dom::{self, element, set_hidden, set_text};
-use super::page::{SharedApp, send, show_error};
 use crate::compute::ComputePath;
-use crate::display::duration;
-use crate::display::bytes;
+use crate::display::{bytes, duration};
+use crate::model::Preset;
 use crate::protocol::{CheckpointSummary, WorkerInput, WorkerOutput};
 use crate::training::{EpochMetrics, MetricsHistory, RecipeForm, StepPoint};
+use crate::web::app::{Change, SharedApp, changed, send, show_error};
+use crate::web::dom::{self, element, set_hidden, set_text};
 
 /// The form's current text, field by field.
 fn read_form() -> RecipeForm {
@@ -120,8 +119,22 @@ pub fn refresh_buttons(app: &SharedApp) {
     button("checkpoint-resume").set_disabled(app.training || !app.dataset_ready);
 }
 
+/// Training continues with the loaded model's preset unless the person picks another.
+pub fn follow_preset(preset: Preset) {
+    if let Some(select) = dom::document().query_selector("#recipe-form [name=preset]").ok().flatten() {
+        let _ = Reflect::set(&select, &"value".into(), &preset.name().into());
+    }
+}
+
+/// Says, under the buttons, that training runs on the CPU.
+pub fn show_compute(path: ComputePath) {
+    if path == ComputePath::Cpu {
+        set_text("train-note", "Training runs on the CPU (WebAssembly) here, which is slower than a GPU.");
+    }
+}
+
 /// Offers to resume or use a checkpoint an earlier visit left.
-pub fn offer_checkpoint(app: &SharedApp, summary: &CheckpointSummary) {
+fn offer_checkpoint(app: &SharedApp, summary: &CheckpointSummary) {
     let accuracy = summary
         .test_accuracy
         .map(|accuracy| format!(", test accuracy {:.1}%", 100.0 * accuracy))
@@ -152,16 +165,14 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
             for metrics in &history.epochs {
                 show_epoch(metrics, None, None);
             }
-            let on = match compute {
-                ComputePath::WebGpu => "WebGPU",
-                ComputePath::Cpu => "CPU (wasm)",
-            };
-            set_text("train-status", &format!("training on {on}"));
-            let mut app = app.borrow_mut();
-            app.steps_per_epoch = batches_per_epoch;
-            app.planned_epochs = recipe.epochs;
-            app.history = history;
-            chart_view::show(&app.history, app.planned_epochs, batches_per_epoch);
+            set_text("train-status", &format!("training on {}", compute.label()));
+            {
+                let mut app = app.borrow_mut();
+                app.steps_per_epoch = batches_per_epoch;
+                app.planned_epochs = recipe.epochs;
+                app.history = history;
+            }
+            changed(app, Change::History);
             set_progress("step-progress", 0.0, total_steps as f64);
             set_progress("epoch-progress", 0.0, batches_per_epoch as f64);
         }
@@ -189,9 +200,8 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
                 // WebGPU the others are reported once queued. The benchmark times spans to it.
                 let _ = element::<HtmlElement>("step-text").set_attribute("data-read-step", &step.to_string());
                 set_text("train-loss", &format!("{loss:.4}"));
-                let mut app = app.borrow_mut();
-                app.history.steps.push(StepPoint { step, loss });
-                chart_view::show(&app.history, app.planned_epochs, app.steps_per_epoch);
+                app.borrow_mut().history.steps.push(StepPoint { step, loss });
+                changed(app, Change::History);
             }
         }
         WorkerOutput::CheckpointSaved { epoch, bytes: size } => {

@@ -8,10 +8,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlInputElement, Url};
 
-use super::dom::{self, element, set_hidden, set_text};
-use super::chart_view;
-use super::page::{SharedApp, show_model_summary, weights_changed};
 use crate::training::MetricsHistory;
+use crate::web::app::{Change, SharedApp, changed};
+use crate::web::dom::{self, element, set_hidden, set_text};
+use crate::web::storage;
 use crate::weights::{WeightFileInfo, from_safetensors, preset_of, to_safetensors_async};
 
 /// Shipped beside the page; see weights/README.md for how it was made.
@@ -34,29 +34,21 @@ fn show_problem(message: &str) {
 }
 
 /// Installs `bytes` as the page's model, or says why not and changes nothing.
-pub fn adopt(app: &SharedApp, bytes: Vec<u8>, origin: &str) -> Result<WeightFileInfo, String> {
+pub fn adopt(app: &SharedApp, bytes: Vec<u8>, origin: &str) -> Result<(), String> {
     let loaded = from_safetensors(&bytes, &app.borrow().device).map_err(|error| error.to_string())?;
     let (model, info) = loaded;
+    set_text("weights-note", &format!("{origin}: {}.", describe(&info)));
+    show_problem("");
     {
         let mut app = app.borrow_mut();
         app.model = model;
         app.config = info.config.clone();
         app.weights = Some(bytes);
-        app.weights_info = Some(info.clone());
         app.history = serde_json::from_str(&info.metrics_json).unwrap_or_default();
-        let planned = app.planned_epochs;
-        chart_view::show(&app.history, planned, app.steps_per_epoch);
+        app.weights_info = Some(info);
     }
-    show_model_summary(info.preset.map(|preset| preset.name()).unwrap_or("custom"), &info.config, info.config.parameter_count());
-    // Training continues with the loaded model's preset unless the person picks another.
-    if let Some(preset) = info.preset
-        && let Some(select) = dom::document().query_selector("#recipe-form [name=preset]").ok().flatten()
-    {
-        let _ = js_sys::Reflect::set(&select, &"value".into(), &preset.name().into());
-    }
-    set_text("weights-note", &format!("{origin}: {}.", describe(&info)));
-    show_problem("");
-    Ok(info)
+    changed(app, Change::Weights);
+    Ok(())
 }
 
 pub fn wire(app: &SharedApp) {
@@ -85,7 +77,7 @@ pub fn wire(app: &SharedApp) {
                     if app.borrow().training {
                         Err("stop training before loading other weights".to_string())
                     } else {
-                        adopt(&app, Uint8Array::new(&buffer).to_vec(), &format!("Loaded {name}")).map(|_| weights_changed(&app))
+                        adopt(&app, Uint8Array::new(&buffer).to_vec(), &format!("Loaded {name}"))
                     }
                 }
                 Err(_) => Err(format!("{name} could not be read")),
@@ -136,13 +128,12 @@ fn file_name(info: &WeightFileInfo) -> String {
 
 /// Loads the shipped pretrained weights, if the page has them.
 pub async fn load_pretrained(app: &SharedApp) {
-    match super::storage::download(PRETRAINED, None, |_, _| {}).await {
-        Ok(bytes) => {
-            if let Err(message) = adopt(app, bytes, "Pretrained weights") {
-                show_problem(&format!("the shipped weights could not be loaded ({message}); using fresh weights"));
-            }
-        }
+    match storage::download(PRETRAINED, None, |_, _| {}).await {
+        Ok(bytes) => match adopt(app, bytes, "Pretrained weights") {
+            Ok(()) => return,
+            Err(message) => show_problem(&format!("the shipped weights could not be loaded ({message}); using fresh weights")),
+        },
         Err(_) => set_text("weights-note", "No pretrained weights are shipped with this build; these are freshly initialised."),
     }
-    weights_changed(app);
+    changed(app, Change::Weights); // explained with the fresh weights
 }

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, PointerEvent};
 
-use super::dom::{self, element, escape, hidpi_context};
+use crate::web::dom::{self, element, escape, hidpi_context};
 use crate::training::MetricsHistory;
 use crate::viz::chart::{ChartLayout, Series, layout};
 use crate::viz::scale::TickFormat;

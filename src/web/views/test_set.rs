@@ -2,21 +2,49 @@
 //! true classes, per-class accuracy and the confusion matrix. Redrawn after every epoch and
 //! whenever other weights are loaded.
 
+use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlCanvasElement, HtmlElement, MouseEvent};
 
-use super::dom::{self, element, escape, hidpi_context, put_rgba, set_text};
-use super::page::SharedApp;
-use super::photo_view::{adopt, test_picture};
 use crate::data::classes::CLASS_NAMES;
-use crate::display::group_thousands;
 use crate::data::preprocess::planar_to_rgba;
-use crate::protocol::PreviewImage;
+use crate::display::group_thousands;
+use crate::protocol::{PreviewImage, WorkerInput};
 use crate::training::TestEvaluation;
 use crate::viz::confusion::ConfusionMatrix;
+use crate::web::app::{Change, Picture, SharedApp, changed, send};
+use crate::web::dom::{self, element, escape, hidpi_context, put_rgba, set_text};
+
+/// Asks the worker to evaluate the current weights on the test set, when it has both. During
+/// training each epoch's message brings its own evaluation.
+pub fn request_evaluation(app: &SharedApp) {
+    let (weights, compute) = {
+        let app = app.borrow();
+        if !app.dataset_ready || app.training {
+            return;
+        }
+        let Some(weights) = app.weights.clone() else { return };
+        (weights, app.compute)
+    };
+    set_text("evaluation-summary", "Evaluating the current weights on the test set…");
+    send(app, &WorkerInput::Evaluate { compute }, Some(("bytes", Uint8Array::from(weights.as_slice()).into())));
+}
+
+/// What the worker's evaluation of the current weights says, once the test labels are here.
+pub fn show_evaluation(app: &SharedApp, evaluation: &TestEvaluation, source: &str) {
+    let app = app.borrow();
+    if evaluation.predictions.len() == app.test_labels.len() {
+        show(evaluation, &app.test_labels, &app.test_preview, source);
+    }
+}
+
+/// The evaluation could not be made.
+pub fn show_failed(message: &str) {
+    set_text("evaluation-summary", &format!("The test set was not evaluated: {message}"));
+}
 
 /// Draws the grid, the per-class accuracy and the matrix for `evaluation`.
-pub fn show(evaluation: &TestEvaluation, labels: &[u8], grid: &[PreviewImage], source: &str) {
+fn show(evaluation: &TestEvaluation, labels: &[u8], grid: &[PreviewImage], source: &str) {
     let matrix = ConfusionMatrix::new(labels, &evaluation.predictions, CLASS_NAMES.len());
     set_text(
         "evaluation-summary",
@@ -80,7 +108,7 @@ fn show_class_accuracy(matrix: &ConfusionMatrix) {
 
 /// The 10×10 matrix: rows are true classes, columns predictions, cells shaded by the share of
 /// the row and labelled with the count.
-pub fn draw_matrix(matrix: &ConfusionMatrix) {
+fn draw_matrix(matrix: &ConfusionMatrix) {
     let canvas: HtmlCanvasElement = element("confusion-canvas");
     let Some((context, width, height)) = hidpi_context(&canvas) else { return };
     let classes = matrix.classes as f64;
@@ -138,7 +166,8 @@ pub fn wire(app: &SharedApp) {
         let image = click_app.borrow().test_preview.get(index).cloned();
         if let Some(image) = image {
             let name = format!("test image {} ({})", index + 1, CLASS_NAMES[image.label as usize]);
-            adopt(&click_app, test_picture(&planar_to_rgba(&image.pixels), name));
+            click_app.borrow_mut().picture = Some(Picture::from_small(&planar_to_rgba(&image.pixels), name));
+            changed(&click_app, Change::Picture);
             if let Some(card) = dom::by_id("photo-card") {
                 card.scroll_into_view();
             }

@@ -1,0 +1,114 @@
+//! What the page's views share: the page's state ([`App`]), the way to the training worker
+//! ([`send`]), the page-wide error line ([`show_error`]), and [`changed`], by which a view says
+//! what it changed so that the page (`page.rs`) can update the views that depend on it. Views
+//! depend on this module and never on each other.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use burn::tensor::Device;
+use js_sys::Reflect;
+use wasm_bindgen::prelude::*;
+use web_sys::Worker;
+
+use super::dom::{set_hidden, set_text};
+use crate::compute::ComputePath;
+use crate::inference::{AttentionView, Explanation};
+use crate::model::{VisionTransformer, VitConfig};
+use crate::protocol::{PreviewImage, WorkerInput};
+use crate::training::MetricsHistory;
+use crate::viz::resize::resize_square;
+use crate::weights::WeightFileInfo;
+
+/// What the page holds between events.
+pub struct App {
+    pub device: Device,
+    pub compute: ComputePath,
+    pub config: VitConfig,
+    pub model: VisionTransformer,
+    /// The sample photo as the model sees it (32×32 RGBA): the probe whose attention the worker
+    /// reports during training.
+    pub probe: Vec<u8>,
+    pub worker: Worker,
+    pub worker_ready: bool,
+    pub dataset_ready: bool,
+    pub training: bool,
+    /// The current model's weight file (safetensors) and what it says, when it came from one
+    /// (shipped, uploaded or trained here).
+    pub weights: Option<Vec<u8>>,
+    pub weights_info: Option<WeightFileInfo>,
+    /// The picture being explained, and its latest explanation.
+    pub picture: Option<Picture>,
+    /// Counts pictures asked for, so a slow decode never replaces a later choice.
+    pub picture_generation: u64,
+    pub explanation: Option<Explanation>,
+    pub view: AttentionView,
+    /// The test images of the predictions grid and every test label, from the worker.
+    pub test_preview: Vec<PreviewImage>,
+    pub test_labels: Vec<u8>,
+    /// What the charts draw: the current weights' training history.
+    pub history: MetricsHistory,
+    pub planned_epochs: usize,
+    pub steps_per_epoch: usize,
+    /// Updates the views that depend on a [`Change`]; set by the page when it starts.
+    pub on_change: fn(&SharedApp, Change),
+}
+
+pub type SharedApp = Rc<RefCell<App>>;
+
+/// What a view changed in [`App`], for the views that show what depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// `picture` is a new one: show it and explain it.
+    Picture,
+    /// `model` (with `config`, `weights`, `weights_info` and `history`) is new: everything
+    /// computed from the weights is redrawn.
+    Weights,
+    /// `history` grew: redraw the charts.
+    History,
+}
+
+/// Tells the page that `change` happened, so that it updates the views that depend on it.
+pub fn changed(app: &SharedApp, change: Change) {
+    let on_change = app.borrow().on_change;
+    on_change(app, change);
+}
+
+/// A picture the model can explain: its centred square at display resolution and the 32×32
+/// input made from it.
+#[derive(Debug, Clone)]
+pub struct Picture {
+    pub name: String,
+    /// The centred square, `side × side` RGBA.
+    pub square: Vec<u8>,
+    pub side: usize,
+    /// What the model sees: 32×32 RGBA.
+    pub input: Vec<u8>,
+}
+
+impl Picture {
+    /// A 32×32 image (RGBA) as a picture, enlarged pixel by pixel for display.
+    pub fn from_small(rgba: &[u8], name: String) -> Self {
+        let side = 256;
+        let square = resize_square(rgba, 32, side).expect("a 32×32 image resamples");
+        Self { name, square, side, input: rgba.to_vec() }
+    }
+}
+
+/// Sends a message to the worker, with an optional transferable payload beside it.
+pub fn send(app: &SharedApp, input: &WorkerInput, payload: Option<(&str, JsValue)>) {
+    let message = serde_wasm_bindgen::to_value(input).expect("worker messages serialise");
+    if let Some((key, value)) = payload {
+        let _ = Reflect::set(&message, &key.into(), &value);
+    }
+    if app.borrow().worker.post_message(&message).is_err() {
+        show_error("the training worker stopped answering; reload the page");
+    }
+}
+
+/// The page-wide error line (and the console).
+pub fn show_error(message: &str) {
+    web_sys::console::error_1(&message.into());
+    set_text("error", message);
+    set_hidden("error", false);
+}
