@@ -132,17 +132,33 @@ pub fn device_loss_message(cause: &str) -> String {
     )
 }
 
-/// The device for the native commands (`train`, `bench`): `flex` (burn's CPU backend) or `wgpu`
-/// (Vulkan, Metal or DX12, whichever the machine has), which needs a build with `--features wgpu`.
+/// The backend of the native commands (`train`, `bench`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NativeBackend {
+    /// burn's CPU backend.
+    Flex,
+    /// The machine's GPU through wgpu (Vulkan, Metal or DX12): a build with `--features wgpu`.
+    Wgpu,
+}
+
+impl NativeBackend {
+    pub fn name(self) -> &'static str {
+        match self {
+            NativeBackend::Flex => "flex",
+            NativeBackend::Wgpu => "wgpu",
+        }
+    }
+}
+
+/// The device for `backend`, or why there is none.
 #[cfg(not(target_family = "wasm"))]
-pub fn native_device(backend: &str) -> Result<burn::tensor::Device, String> {
+pub fn native_device(backend: NativeBackend) -> Result<burn::tensor::Device, String> {
     match backend {
-        "flex" | "cpu" => Ok(burn::tensor::Device::flex()),
+        NativeBackend::Flex => Ok(burn::tensor::Device::flex()),
         #[cfg(feature = "wgpu")]
-        "wgpu" => burn::tensor::Device::wgpu_options().init().map_err(|error| format!("no wgpu device: {error}")),
+        NativeBackend::Wgpu => burn::tensor::Device::wgpu_options().init().map_err(|error| format!("no wgpu device: {error}")),
         #[cfg(not(feature = "wgpu"))]
-        "wgpu" => Err("this build has no wgpu backend: build with `--features wgpu`".into()),
-        other => Err(format!("--backend is flex or wgpu, not {other}")),
+        NativeBackend::Wgpu => Err("this build has no wgpu backend: build with `--features wgpu`".into()),
     }
 }
 
@@ -183,9 +199,10 @@ mod tests {
     }
 
     #[test]
-    fn native_commands_name_their_backend() {
-        assert!(native_device("flex").is_ok());
-        assert!(native_device("tpu").unwrap_err().contains("flex or wgpu"));
+    fn native_commands_get_their_backend() {
+        assert!(native_device(NativeBackend::Flex).is_ok());
+        #[cfg(not(feature = "wgpu"))]
+        assert!(native_device(NativeBackend::Wgpu).unwrap_err().contains("--features wgpu"));
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! All of that is plain Rust tested natively; everything that touches the DOM, WebGPU or
 //! JavaScript lives in [`web`], compiled for wasm32 only.
 
+#[cfg(not(target_family = "wasm"))]
+pub mod cli;
 pub mod compute;
 pub mod data;
 pub mod display;

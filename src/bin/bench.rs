@@ -2,23 +2,22 @@
 //! be compared. Not a test: nothing here asserts a time.
 //!
 //! ```text
-//! cargo run --profile bench-native --bin bench -- [--archive PATH] [--steps 10] [--warmup 2]
-//!     [--backend flex|wgpu] [--batches 64,256]
+//! cargo run --profile bench-native --bin bench -- [--archive PATH] [--steps 10] [--untimed 2]
+//!     [--backend flex|wgpu] [--batches 64,256] [recipe flags: see --help]
 //! ```
-//! Measures, on burn's CPU backend (or the machine's GPU with `--backend wgpu`, in a build with
-//! `--features wgpu`): training images/s of the tiny preset (forward + backward + AdamW, median
-//! step; the first step apart, as it compiles the GPU's kernels), the share of a step spent
+//! Prints first what it runs on (CPU model, the vector units burn's and our kernels choose from,
+//! threads), then measures, on burn's CPU backend (or the machine's GPU with `--backend wgpu`, in
+//! a build with `--features wgpu`): training images/s of the recipe (forward + backward + AdamW,
+//! median step; the first step apart, as it compiles the GPU's kernels), the share of a step spent
 //! assembling the batch (augmentation + normalisation), the time of the step's main kernels
 //! alone at its shapes, inference latency of one image with attention, and the prepared asset's
 //! size and decode time when the archive is given.
 
 #[cfg(not(target_family = "wasm"))]
 fn main() {
+    use clap::Parser;
     vit_web::ops::cpu::allocator::keep_freed_blocks();
-    if let Err(message) = native::run(std::env::args().skip(1).collect()) {
-        eprintln!("bench: {message}");
-        std::process::exit(1);
-    }
+    vit_web::cli::exit_on_error("bench", native::run(native::Arguments::parse()));
 }
 
 /// A native command; the wasm build only needs it to compile.
@@ -27,10 +26,11 @@ fn main() {}
 
 #[cfg(not(target_family = "wasm"))]
 mod native {
-    use std::path::PathBuf;
     use std::time::Instant;
 
     use burn::tensor::{Device, Distribution, Tensor};
+    use clap::Parser;
+    use vit_web::cli::{ArchiveArg, BackendArg, RecipeArgs};
     use vit_web::data::ImageSet;
     use vit_web::data::asset::{decode_asset, encode_asset};
     use vit_web::data::augment::AugmentRecipe;
@@ -40,28 +40,37 @@ mod native {
     use vit_web::data::subset::SubsetRule;
     use vit_web::model::VitConfig;
     use vit_web::ops::step_kernels::{StepKernel, step_kernels};
-    use vit_web::training::{OptimizerRecipe, Trainer};
+    use vit_web::training::{Trainer, TrainingRecipe};
 
-    pub fn run(arguments: Vec<String>) -> Result<(), String> {
-        let (mut archive, mut steps, mut warmup) = (std::env::var_os("CIFAR10_ARCHIVE").map(PathBuf::from), 10usize, 2usize);
-        let (mut backend, mut batches) = ("flex".to_string(), vec![64usize, 256]);
-        let mut arguments = arguments.into_iter();
-        while let Some(flag) = arguments.next() {
-            let value = arguments.next().ok_or(format!("{flag} needs a value"))?;
-            match flag.as_str() {
-                "--archive" => archive = Some(PathBuf::from(value)),
-                "--steps" => steps = value.parse().map_err(|_| "--steps takes a number")?,
-                "--warmup" => warmup = value.parse().map_err(|_| "--warmup takes a number")?,
-                "--backend" => backend = value,
-                "--batches" => {
-                    batches = value.split(',').map(str::parse).collect::<Result<_, _>>().map_err(|_| "--batches takes numbers: 64,256")?
-                }
-                other => return Err(format!("unknown argument {other}")),
-            }
-        }
-        let device = vit_web::compute::native_device(&backend)?;
-        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        let train = match &archive {
+    /// Native throughput figures as JSON lines: training images/s, batch assembly, the step's
+    /// main kernels alone, and one prediction's latency. Not a test: nothing here asserts a time.
+    #[derive(Debug, Parser)]
+    #[command(name = "bench", version)]
+    pub struct Arguments {
+        #[command(flatten)]
+        archive: ArchiveArg,
+        /// Timed training steps per batch size (the median is reported)
+        #[arg(long, default_value_t = 10)]
+        steps: usize,
+        /// Steps run before timing starts
+        #[arg(long, default_value_t = 2)]
+        untimed: usize,
+        /// Batch sizes to measure
+        #[arg(long, value_delimiter = ',', default_values_t = [64, 256])]
+        batches: Vec<usize>,
+        #[command(flatten)]
+        backend: BackendArg,
+        #[command(flatten)]
+        recipe: RecipeArgs,
+    }
+
+    pub fn run(arguments: Arguments) -> Result<(), String> {
+        let Arguments { archive, steps, untimed, batches, recipe, backend } = arguments;
+        let recipes = batches.iter().map(|&batch| recipe.recipe(batch)).collect::<Result<Vec<_>, _>>()?;
+        let device = vit_web::compute::native_device(backend.backend)?;
+        let context = Context { device, backend: backend.backend.name(), threads: rayon::current_num_threads() };
+        println!("{}", machine_line(&context));
+        let train = match &archive.archive {
             Some(path) => {
                 let dataset = read_archive_file(path, |_| {}).map_err(|error| error.to_string())?;
                 asset_figures(&dataset.train, &dataset.test)?;
@@ -69,19 +78,55 @@ mod native {
             }
             None => random_set(2_048),
         };
-        let context = Context { device, backend, threads };
-        for batch in batches {
-            training_figures(&context, &train, batch, steps, warmup);
-            kernel_figures(&context, batch);
+        for recipe in &recipes {
+            training_figures(&context, &train, recipe, steps, untimed);
+            kernel_figures(&context, recipe.batch_size);
         }
         inference_figures(&context);
         Ok(())
     }
 
+    /// What the figures ran on: CPU model, the vector units the kernels pick from, the threads.
+    fn machine_line(context: &Context) -> String {
+        // "model name" alone can hide the generation ("AMD EPYC"): family and model tell it.
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let field = |name: &str| {
+            cpuinfo.lines().find_map(|line| {
+                let (key, value) = line.split_once(':')?;
+                (key.trim() == name).then(|| value.trim().to_string())
+            })
+        };
+        let cpu = serde_json::json!({
+            "name": field("model name").unwrap_or_else(|| std::env::consts::ARCH.to_string()),
+            "family": field("cpu family"),
+            "model": field("model"),
+            "cache": field("cache size"),
+        });
+        let features: Vec<&str> = vector_units().into_iter().filter(|&(_, present)| present).map(|(name, _)| name).collect();
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        format!(
+            "{{\"bench\":\"native_machine\",{},\"cpu\":{cpu},\"vector_units\":{},\"cores\":{cores}}}",
+            context.label(),
+            serde_json::to_string(&features).expect("strings serialise"),
+        )
+    }
+
+    fn vector_units() -> Vec<(&'static str, bool)> {
+        #[cfg(target_arch = "x86_64")]
+        return vec![
+            ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
+            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
+            ("fma", std::arch::is_x86_feature_detected!("fma")),
+            ("sse4.1", std::arch::is_x86_feature_detected!("sse4.1")),
+        ];
+        #[cfg(not(target_arch = "x86_64"))]
+        return Vec::new();
+    }
+
     /// Where the figures are measured, named in every line.
     struct Context {
         device: Device,
-        backend: String,
+        backend: &'static str,
         threads: usize,
     }
 
@@ -107,16 +152,17 @@ mod native {
         values[values.len() / 2]
     }
 
-    fn training_figures(context: &Context, train: &ImageSet, batch: usize, steps: usize, warmup: usize) {
-        let device = context.device.clone().autodiff();
-        device.seed(0);
-        let mut trainer = Trainer::new(VitConfig::tiny().init(&device), OptimizerRecipe::default(), 1_000, &device);
-        let mut rng = Pcg32::new(0, 0);
+    fn training_figures(context: &Context, train: &ImageSet, recipe: &TrainingRecipe, steps: usize, warmup: usize) {
+        let (batch, device) = (recipe.batch_size, context.device.clone().autodiff());
+        device.seed(recipe.seed);
+        let model = recipe.preset.config().init(&device);
+        let mut trainer = Trainer::new(model, recipe.optimizer.clone(), recipe.total_steps(train.len()), &device);
+        let mut rng = Pcg32::new(recipe.seed, 0);
         let (mut step_ms, mut assemble_ms, mut first_step_ms) = (Vec::new(), Vec::new(), 0.0);
         for step in 0..warmup + steps {
             let indices: Vec<usize> = (0..batch).map(|i| (step * batch + i) % train.len()).collect();
             let started = Instant::now();
-            let assembled = assemble_batch(train, &indices, AugmentRecipe::Flip, &mut rng);
+            let assembled = assemble_batch(train, &indices, recipe.augment, &mut rng);
             let assembled_in = started.elapsed().as_secs_f64() * 1e3;
             let (images, labels) = batch_tensors(assembled, &device);
             let loss = trainer.step(images, labels).loss.into_scalar::<f32>(); // waits for the step

@@ -67,10 +67,30 @@ pub struct AssetHeader {
 
 /// Encodes the training subset and the test set at JPEG `quality` (1–100).
 pub fn encode_asset(train: &ImageSet, test: &ImageSet, quality: u8) -> Vec<u8> {
+    encode_asset_with_progress(train, test, quality, |_, _| {})
+}
+
+/// [`encode_asset`], calling `progress(images encoded, total)` after each mosaic.
+pub fn encode_asset_with_progress(
+    train: &ImageSet,
+    test: &ImageSet,
+    quality: u8,
+    mut progress: impl FnMut(usize, usize),
+) -> Vec<u8> {
     let mut body = Vec::with_capacity((train.len() + test.len()) * 1_200);
     body.extend_from_slice(&train.labels);
     body.extend_from_slice(&test.labels);
-    let mosaics: Vec<Vec<u8>> = [train, test].iter().flat_map(|set| encode_mosaics(set, quality)).collect();
+    let total = train.len() + test.len();
+    let mut encoded = 0;
+    let mut mosaics = Vec::new();
+    for set in [train, test] {
+        for first in (0..set.len()).step_by(PER_MOSAIC) {
+            let count = PER_MOSAIC.min(set.len() - first);
+            mosaics.push(encode_mosaic(set, first, count, quality));
+            encoded += count;
+            progress(encoded, total);
+        }
+    }
     for mosaic in &mosaics {
         body.extend_from_slice(&(mosaic.len() as u32).to_le_bytes());
     }
@@ -204,32 +224,27 @@ pub fn psnr(reference: &[u8], decoded: &[u8]) -> f64 {
 }
 
 /// Tiles `set`'s images, 1,000 to a mosaic, row by row, and JPEG-encodes each mosaic.
-fn encode_mosaics(set: &ImageSet, quality: u8) -> Vec<Vec<u8>> {
+/// The JPEG of images `first..first + count` of `set`, tiled `MOSAIC_COLUMNS` to a row.
+fn encode_mosaic(set: &ImageSet, first: usize, count: usize, quality: u8) -> Vec<u8> {
     let width = MOSAIC_COLUMNS * IMAGE_SIDE;
-    (0..set.len())
-        .step_by(PER_MOSAIC)
-        .map(|first| {
-            let count = PER_MOSAIC.min(set.len() - first);
-            let rows = count.div_ceil(MOSAIC_COLUMNS);
-            // Unused tiles of a partial last row stay black: cheap to code, never read back.
-            let mut rgb = vec![0u8; width * rows * IMAGE_SIDE * 3];
-            for tile in 0..count {
-                let image = set.image(first + tile);
-                let (left, top) = (tile % MOSAIC_COLUMNS * IMAGE_SIDE, tile / MOSAIC_COLUMNS * IMAGE_SIDE);
-                for pixel in 0..IMAGE_PIXELS {
-                    let at = ((top + pixel / IMAGE_SIDE) * width + left + pixel % IMAGE_SIDE) * 3;
-                    for channel in 0..3 {
-                        rgb[at + channel] = image[channel * IMAGE_PIXELS + pixel];
-                    }
-                }
+    let rows = count.div_ceil(MOSAIC_COLUMNS);
+    // Unused tiles of a partial last row stay black: cheap to code, never read back.
+    let mut rgb = vec![0u8; width * rows * IMAGE_SIDE * 3];
+    for tile in 0..count {
+        let image = set.image(first + tile);
+        let (left, top) = (tile % MOSAIC_COLUMNS * IMAGE_SIDE, tile / MOSAIC_COLUMNS * IMAGE_SIDE);
+        for pixel in 0..IMAGE_PIXELS {
+            let at = ((top + pixel / IMAGE_SIDE) * width + left + pixel % IMAGE_SIDE) * 3;
+            for channel in 0..3 {
+                rgb[at + channel] = image[channel * IMAGE_PIXELS + pixel];
             }
-            let mut jpeg = Vec::new();
-            JpegEncoder::new_with_quality(&mut jpeg, quality)
-                .encode(&rgb, width as u32, (rows * IMAGE_SIDE) as u32, image::ExtendedColorType::Rgb8)
-                .expect("encoding RGB into a Vec cannot fail");
-            jpeg
-        })
-        .collect()
+        }
+    }
+    let mut jpeg = Vec::new();
+    JpegEncoder::new_with_quality(&mut jpeg, quality)
+        .encode(&rgb, width as u32, (rows * IMAGE_SIDE) as u32, image::ExtendedColorType::Rgb8)
+        .expect("encoding RGB into a Vec cannot fail");
+    jpeg
 }
 
 /// Decodes one mosaic and appends its first `images` tiles, planar, to `pixels`.

@@ -1,0 +1,192 @@
+//! Argument groups shared by the native commands. Defaults come from the library's own
+//! (`TrainingRecipe::default()` is the reference recipe), so `--help` shows what a run without
+//! flags does.
+
+use std::path::PathBuf;
+
+use clap::builder::PossibleValue;
+use clap::{Args, ValueEnum};
+
+use crate::compute::NativeBackend;
+use crate::data::augment::AugmentRecipe;
+use crate::data::subset::SubsetRule;
+use crate::model::Preset;
+use crate::training::{OptimizerRecipe, TrainingRecipe};
+
+/// CIFAR-10's binary archive.
+#[derive(Debug, Clone, Args)]
+pub struct ArchiveArg {
+    /// CIFAR-10's binary archive, cifar-10-binary.tar.gz as published
+    #[arg(long, env = "CIFAR10_ARCHIVE", value_name = "PATH")]
+    pub archive: Option<PathBuf>,
+}
+
+/// The compute backend of `train` and `bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BackendArg {
+    /// burn's CPU backend, or the machine's GPU through wgpu (a build with `--features wgpu`)
+    #[arg(long, value_enum, default_value_t = NativeBackend::Flex)]
+    pub backend: NativeBackend,
+}
+
+/// Everything of a training recipe but the batch size (`train` takes one, `bench` a list).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Recipe")]
+pub struct RecipeArgs {
+    /// Model size
+    #[arg(long, value_enum, default_value_t = TrainingRecipe::default().preset)]
+    pub preset: Preset,
+    /// Epochs; the cosine learning-rate schedule spans all of them
+    #[arg(long, default_value_t = TrainingRecipe::default().epochs)]
+    pub epochs: usize,
+    /// AdamW's peak learning rate
+    #[arg(long = "lr", value_name = "RATE", allow_negative_numbers = true, default_value_t = OptimizerRecipe::default().learning_rate)]
+    pub learning_rate: f64,
+    /// AdamW's decoupled weight decay
+    #[arg(long, value_name = "FACTOR", allow_negative_numbers = true, default_value_t = OptimizerRecipe::default().weight_decay)]
+    pub weight_decay: f64,
+    /// Steps of linear warm-up before the cosine decay
+    #[arg(long, value_name = "STEPS", default_value_t = OptimizerRecipe::default().warmup_steps)]
+    pub warmup: usize,
+    /// Label smoothing of the cross-entropy loss
+    #[arg(long, value_name = "FRACTION", allow_negative_numbers = true, default_value_t = OptimizerRecipe::default().label_smoothing)]
+    pub label_smoothing: f32,
+    /// Training-time augmentation
+    #[arg(long, value_enum, default_value_t = TrainingRecipe::default().augment)]
+    pub augment: AugmentRecipe,
+    /// Seeds the weights, the subset, the order and the augmentation
+    #[arg(long, default_value_t = TrainingRecipe::default().seed)]
+    pub seed: u64,
+}
+
+impl RecipeArgs {
+    /// The recipe at `batch_size`, or a message that names the flag and the value it refuses.
+    pub fn recipe(&self, batch_size: usize) -> Result<TrainingRecipe, String> {
+        let recipe = TrainingRecipe {
+            preset: self.preset,
+            epochs: self.epochs,
+            batch_size,
+            optimizer: OptimizerRecipe {
+                learning_rate: self.learning_rate,
+                weight_decay: self.weight_decay,
+                warmup_steps: self.warmup,
+                label_smoothing: self.label_smoothing,
+            },
+            augment: self.augment,
+            seed: self.seed,
+        };
+        recipe.validate().map_err(|error| {
+            let (flag, value) = match error.field {
+                "epochs" => ("--epochs", self.epochs.to_string()),
+                "batch size" => ("--batch", batch_size.to_string()),
+                "learning rate" => ("--lr", self.learning_rate.to_string()),
+                "weight decay" => ("--weight-decay", self.weight_decay.to_string()),
+                "label smoothing" => ("--label-smoothing", self.label_smoothing.to_string()),
+                other => (other, String::new()),
+            };
+            format!("invalid value '{value}' for '{flag}': {}", error.problem)
+        })?;
+        Ok(recipe)
+    }
+}
+
+/// Which training images a run takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SubsetArg {
+    /// The first N records of the training batches, as the reference does
+    First,
+    /// N/10 of each class, drawn with the seed
+    Balanced,
+}
+
+impl SubsetArg {
+    pub fn rule(self, images: usize, seed: u64) -> SubsetRule {
+        match self {
+            SubsetArg::First => SubsetRule::First(images),
+            SubsetArg::Balanced => SubsetRule::Balanced { per_class: images / 10, seed },
+        }
+    }
+}
+
+impl ValueEnum for Preset {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Preset::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            Preset::Tiny => "ViT-Tiny, the reference: 546,186 parameters",
+            Preset::Small => "D=256, 6 layers, 8 heads, dropout 0.1: 3,195,146 parameters",
+        };
+        Some(PossibleValue::new(self.name()).help(help))
+    }
+}
+
+impl ValueEnum for AugmentRecipe {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[AugmentRecipe::Flip, AugmentRecipe::Heavy, AugmentRecipe::None]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            AugmentRecipe::None => PossibleValue::new("none").help("the images as stored"),
+            AugmentRecipe::Flip => PossibleValue::new("flip").help("random horizontal flip, the reference's"),
+            AugmentRecipe::Heavy => {
+                PossibleValue::new("heavy").help("random resized crop, flip, rotation, colour jitter, erasing")
+            }
+        })
+    }
+}
+
+impl ValueEnum for NativeBackend {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[NativeBackend::Flex, NativeBackend::Wgpu]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            NativeBackend::Flex => PossibleValue::new(self.name()).alias("cpu").help("burn's CPU backend"),
+            NativeBackend::Wgpu => PossibleValue::new(self.name()).help("Vulkan, Metal or DX12"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        recipe: RecipeArgs,
+    }
+
+    fn parse(arguments: &[&str]) -> Result<Command, clap::Error> {
+        Command::try_parse_from(std::iter::once("command").chain(arguments.iter().copied()))
+    }
+
+    #[test]
+    fn no_flags_give_the_reference_recipe() {
+        let command = parse(&[]).unwrap();
+        assert_eq!(command.recipe.recipe(256).unwrap(), TrainingRecipe::default());
+    }
+
+    #[test]
+    fn flags_set_their_fields() {
+        let command = parse(&["--lr", "1.5e-3", "--warmup", "100", "--label-smoothing", "0.1", "--augment", "heavy"]).unwrap();
+        let recipe = command.recipe.recipe(128).unwrap();
+        assert_eq!((recipe.batch_size, recipe.optimizer.learning_rate, recipe.optimizer.warmup_steps), (128, 1.5e-3, 100));
+        assert_eq!((recipe.optimizer.label_smoothing, recipe.augment), (0.1, AugmentRecipe::Heavy));
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let unparsable = parse(&["--epochs", "ten"]).err().unwrap().to_string();
+        assert!(unparsable.contains("'ten'") && unparsable.contains("--epochs"), "{unparsable}");
+        let unknown = parse(&["--augment", "mixup"]).err().unwrap().to_string();
+        assert!(unknown.contains("'mixup'") && unknown.contains("flip"), "{unknown}");
+        let out_of_range = parse(&["--lr", "-1"]).unwrap().recipe.recipe(256).unwrap_err();
+        assert_eq!(out_of_range, "invalid value '-1' for '--lr': must be a number above 0 and at most 1");
+    }
+}
