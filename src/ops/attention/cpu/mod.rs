@@ -43,8 +43,8 @@ impl FusedAttention for Flex {
     ) -> (FloatTensor<Self>, FloatTensor<Self>) {
         let shape = attention_shape(&qkv, heads);
         let qkv = cpu_tensor::contiguous(qkv);
-        let mut attended = vec![0.0; shape.attended_len()];
-        let mut weights = vec![0.0; shape.weights_len()];
+        let mut attended = cpu_tensor::zeros(shape.attended_len());
+        let mut weights = cpu_tensor::zeros(shape.weights_len());
         kernels::forward(shape, cpu_tensor::values(&qkv), &mut attended, &mut weights);
         let AttentionShape { batch, tokens, heads, .. } = shape;
         (
@@ -65,7 +65,7 @@ impl FusedAttention for Flex {
             cpu_tensor::contiguous(weights),
             cpu_tensor::contiguous(grad),
         );
-        let mut grad_qkv = vec![0.0; shape.qkv_len()];
+        let mut grad_qkv = cpu_tensor::zeros(shape.qkv_len());
         kernels::backward(
             shape,
             cpu_tensor::values(&qkv),

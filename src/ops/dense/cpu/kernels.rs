@@ -1,7 +1,7 @@
 //! A dense layer's three products on `f32` slices, each one `gemm` call over all the tokens of
 //! the batch, with the bias folded into the forward product's output.
 
-use crate::ops::cpu::parallel;
+use crate::ops::cpu::{parallel, tensor};
 use crate::ops::cpu::product::Product;
 
 /// The sizes of one dense layer call: `rows` input vectors of `inputs` values, `outputs` out.
@@ -24,8 +24,7 @@ pub fn forward(shape: DenseShape, x: &[f32], weight: &[f32], bias: &[f32]) -> Ve
         (rows * inputs, inputs * outputs, outputs),
         "operand lengths"
     );
-    let mut out = Vec::with_capacity(rows * outputs);
-    (0..rows).for_each(|_| out.extend_from_slice(bias));
+    let mut out = tensor::repeated_rows(bias, rows);
     // SAFETY: the lengths are checked above and the strides are the row-major ones.
     unsafe {
         Product::new(rows, outputs, inputs).run(

@@ -65,7 +65,7 @@ impl DenseLinear for Flex {
         let [inputs, outputs] = [weight.shape()[0], weight.shape()[1]];
         let shape = DenseShape { rows: grad.shape()[0], inputs, outputs };
         let (grad, weight) = (cpu_tensor::contiguous(grad), cpu_tensor::contiguous(weight));
-        let mut out = vec![0.0; shape.rows * inputs];
+        let mut out = cpu_tensor::zeros(shape.rows * inputs);
         kernels::input_gradient(
             shape,
             cpu_tensor::values(&grad),

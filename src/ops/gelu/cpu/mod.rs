@@ -21,7 +21,7 @@ impl ExactGelu for Flex {
         }
         let x = cpu_tensor::contiguous(x);
         let input = cpu_tensor::values(&x);
-        let mut out = vec![0.0; input.len()];
+        let mut out = cpu_tensor::zeros(input.len());
         let block = parallel::block_len(input.len());
         parallel::for_each(input.chunks(block).zip(out.chunks_mut(block)), |(input, out)| {
             values::gelu(input, out)
@@ -35,7 +35,7 @@ impl ExactGelu for Flex {
         }
         let (x, grad) = (cpu_tensor::contiguous(x), cpu_tensor::contiguous(grad));
         let (input, grad) = (cpu_tensor::values(&x), cpu_tensor::values(&grad));
-        let mut out = vec![0.0; input.len()];
+        let mut out = cpu_tensor::zeros(input.len());
         let block = parallel::block_len(input.len());
         let blocks = input.chunks(block).zip(grad.chunks(block)).zip(out.chunks_mut(block));
         parallel::for_each(blocks, |((input, grad), out)| values::gelu_backward(input, grad, out));

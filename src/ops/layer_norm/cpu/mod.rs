@@ -48,7 +48,7 @@ impl FusedLayerNorm for Flex {
             cpu_tensor::contiguous(gamma),
             cpu_tensor::contiguous(beta),
         );
-        let mut out = vec![0.0; shape.rows * shape.width];
+        let mut out = cpu_tensor::zeros(shape.rows * shape.width);
         kernels::forward(
             shape,
             cpu_tensor::values(&x),
@@ -71,7 +71,7 @@ impl FusedLayerNorm for Flex {
             cpu_tensor::contiguous(gamma),
             cpu_tensor::contiguous(grad),
         );
-        let mut grad_x = vec![0.0; shape.rows * shape.width];
+        let mut grad_x = cpu_tensor::zeros(shape.rows * shape.width);
         let (mut grad_gamma, mut grad_beta) = (vec![0.0; shape.width], vec![0.0; shape.width]);
         kernels::backward(
             shape,
