@@ -58,14 +58,28 @@ mod native {
         /// Batch sizes to measure
         #[arg(long, value_delimiter = ',', default_values_t = [64, 256])]
         batches: Vec<usize>,
+        /// What to measure
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Section::Train, Section::Kernels, Section::Predict])]
+        sections: Vec<Section>,
         #[command(flatten)]
         backend: BackendArg,
         #[command(flatten)]
         recipe: RecipeArgs,
     }
 
+    /// A part of the benchmark.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+    pub enum Section {
+        /// Training steps of the recipe
+        Train,
+        /// The step's main kernels alone
+        Kernels,
+        /// One prediction with attention
+        Predict,
+    }
+
     pub fn run(arguments: Arguments) -> Result<(), String> {
-        let Arguments { archive, steps, untimed, batches, recipe, backend } = arguments;
+        let Arguments { archive, steps, untimed, batches, sections, recipe, backend } = arguments;
         let recipes = batches.iter().map(|&batch| recipe.recipe(batch)).collect::<Result<Vec<_>, _>>()?;
         let device = vit_web::compute::native_device(backend.backend)?;
         let context = Context { device, backend: backend.backend.name(), threads: rayon::current_num_threads() };
@@ -79,10 +93,16 @@ mod native {
             None => random_set(2_048),
         };
         for recipe in &recipes {
-            training_figures(&context, &train, recipe, steps, untimed);
-            kernel_figures(&context, recipe.batch_size);
+            if sections.contains(&Section::Train) {
+                training_figures(&context, &train, recipe, steps, untimed);
+            }
+            if sections.contains(&Section::Kernels) {
+                kernel_figures(&context, recipe.batch_size);
+            }
         }
-        inference_figures(&context);
+        if sections.contains(&Section::Predict) {
+            inference_figures(&context);
+        }
         Ok(())
     }
 

@@ -4,6 +4,8 @@
 // BENCH_SECTIONS (dataset,predict,train) and BENCH_COMPUTE (cpu,webgpu) pick what runs;
 // WEBGPU_BATCH (8) and WEBGPU_STEPS (5; the span runs on to the next step whose loss the page reads)
 // size the WebGPU training run, which takes seconds to minutes per step on SwiftShader.
+// BENCH_THREADS (1,all) lists the CPU path's thread counts ("all": as many as the page plans);
+// BENCH_DATASET (data/curve/manifest.json, 2,000 training images, where present) is what trains.
 import { resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
@@ -13,7 +15,8 @@ const ARGS = [
   "--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan",
   "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
 ];
-const SMALL = "dataset=data/small/manifest.json";
+const TRAIN_DATASET = process.env.BENCH_DATASET ?? "data/curve/manifest.json";
+const TRAIN_IMAGES = Number(process.env.BENCH_TRAIN_IMAGES ?? 2000);
 const server = await serve(DIST);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ARGS });
 const print = (record) => console.log(JSON.stringify(record));
@@ -63,14 +66,15 @@ try {
   }
 
   // 3. Training throughput through the page's worker, on each path.
+  const threadCounts = (process.env.BENCH_THREADS ?? "1,all").split(",");
   const runs = [
-    { compute: "cpu", batch: 64 },
-    { compute: "cpu", batch: 256 },
+    ...[64, 256].flatMap((batch) => threadCounts.map((threads) => ({ compute: "cpu", batch, threads }))),
     { compute: "webgpu", batch: Number(process.env.WEBGPU_BATCH ?? 8), maxSteps: Number(process.env.WEBGPU_STEPS ?? 5) },
   ].filter((run) => sections.includes("train") && computePaths.includes(run.compute));
   for (const run of runs) {
     const page = await browser.newPage();
-    await page.goto(`${server.url}?compute=${run.compute}&${SMALL}`);
+    const threads = run.threads && run.threads !== "all" ? `&threads=${run.threads}` : "";
+    await page.goto(`${server.url}?compute=${run.compute}${threads}&dataset=${TRAIN_DATASET}`);
     await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
     // A run waits for the start-up evaluation of the loaded weights (minutes on SwiftShader).
     await page.waitForSelector("#evaluation-summary[data-accuracy]", { timeout: 1_800_000 });
@@ -78,7 +82,7 @@ try {
     await page.fill("#recipe-form [name=batch]", String(run.batch));
     const started = Date.now();
     await page.click("#train-start");
-    const steps = Math.ceil(512 / run.batch);
+    const steps = Math.ceil(TRAIN_IMAGES / run.batch);
     const target = Math.min(steps, run.maxSteps ?? steps);
     // The first step apart (on WebGPU it compiles the kernels), then the mean of the rest. On
     // WebGPU the page reports a step once it is queued, so a span starts at step 1 (the page
@@ -95,6 +99,7 @@ try {
     const first = await stepReached(null, 1);
     const last = await stepReached("data-read-step", target);
     print({ bench: "browser_train", compute: run.compute, adapter: await page.locator("#adapter").textContent(),
+      threads: Number(await page.locator("#compute-threads").getAttribute("data-threads")),
       batch: run.batch, steps: last.step,
       images_per_second: Number(await page.locator("#train-speed").getAttribute("data-images-per-second")),
       first_step_seconds: (first.at - started) / 1000,
