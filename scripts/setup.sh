@@ -59,6 +59,16 @@ else
     export PATH="/usr/bin:$PATH"
 fi
 
+# The worker's threaded module builds its own standard library (scripts/build-threads.sh), from
+# the library's sources: rustup's rust-src component here, Debian's rust-web-src on that route.
+if [ ! -d "$(rustc --print sysroot)/lib/rustlib/src/rust/library" ]; then
+    if command -v rustup >/dev/null && timeout 120 rustup component add rust-src >/dev/null 2>&1; then
+        log "installed rustup's rust-src (the threaded module's standard library is built from it)"
+    else
+        apt_install rust-web-src
+    fi
+fi
+
 # --- Browser and its driver (Debian's: no tool may download a browser of its own) --------------
 if ! command -v chromium >/dev/null && ! command -v google-chrome >/dev/null; then
     apt_install chromium chromium-driver

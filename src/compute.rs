@@ -111,6 +111,65 @@ pub fn choose_path(request: PathRequest, adapter: Option<&AdapterSummary>) -> Pa
     }
 }
 
+/// The most threads the page asks for, whatever the device reports: each is a web worker with
+/// its own copy of the module's code.
+pub const MAX_THREADS: usize = 32;
+
+/// What the page knows about running WebAssembly threads here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadSupport {
+    /// `crossOriginIsolated`: the host, or the page's service worker, sends COOP and COEP, so the
+    /// browser allows shared memory.
+    pub isolated: bool,
+    /// The browser can make a shared WebAssembly memory.
+    pub shared_memory: bool,
+    /// `navigator.hardwareConcurrency`.
+    pub cores: usize,
+}
+
+/// How many threads the CPU path runs on, and a sentence for the page that says why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadPlan {
+    pub threads: usize,
+    pub reason: String,
+}
+
+/// Reads `?threads=N`: a whole number from 1 up; anything else means "as many as the cores".
+pub fn parse_threads(value: Option<&str>) -> Option<usize> {
+    value?.trim().parse().ok().filter(|&threads| threads >= 1)
+}
+
+/// The CPU path's threads: one per core where the page can have threads, `requested` when the
+/// person asked (`?threads=1` is the single-threaded module).
+pub fn plan_threads(requested: Option<usize>, support: ThreadSupport) -> ThreadPlan {
+    let plan = |threads, reason: &str| ThreadPlan { threads, reason: reason.into() };
+    if requested == Some(1) {
+        return plan(1, "1 thread, as asked (?threads=1).");
+    }
+    if !support.isolated {
+        return plan(
+            1,
+            "1 thread: this page is not cross-origin isolated (its host sends no Cross-Origin-Opener-Policy and \
+             Cross-Origin-Embedder-Policy headers, and the page's service worker is not active yet), so the browser \
+             allows no shared memory.",
+        );
+    }
+    if !support.shared_memory {
+        return plan(1, "1 thread: this browser has no WebAssembly threads.");
+    }
+    match requested {
+        Some(threads) => {
+            let threads = threads.min(MAX_THREADS);
+            ThreadPlan { threads, reason: format!("{threads} threads, as asked (?threads={threads}).") }
+        }
+        None if support.cores <= 1 => plan(1, "1 thread: this device reports one core."),
+        None => {
+            let threads = support.cores.min(MAX_THREADS);
+            ThreadPlan { threads, reason: format!("{threads} threads, one per core.") }
+        }
+    }
+}
+
 /// The innermost cause of burn's multi-line error report ("… Caused by: … Backtrace: …"): for a
 /// lost device, the browser's own words, such as "Unknown: A valid external Instance reference no
 /// longer exists."
@@ -203,6 +262,31 @@ mod tests {
         assert!(native_device(NativeBackend::Flex).is_ok());
         #[cfg(not(feature = "wgpu"))]
         assert!(native_device(NativeBackend::Wgpu).unwrap_err().contains("--features wgpu"));
+    }
+
+    #[test]
+    fn threads_follow_the_cores_where_the_page_may_share_memory() {
+        let support = ThreadSupport { isolated: true, shared_memory: true, cores: 8 };
+        assert_eq!(plan_threads(None, support).threads, 8);
+        assert_eq!(plan_threads(Some(3), support).threads, 3);
+        assert_eq!(plan_threads(Some(1), support).threads, 1);
+        assert_eq!(plan_threads(Some(1000), support).threads, MAX_THREADS);
+        let alone = plan_threads(None, ThreadSupport { cores: 1, ..support });
+        assert_eq!(alone.threads, 1);
+        let not_isolated = plan_threads(Some(4), ThreadSupport { isolated: false, ..support });
+        assert_eq!(not_isolated.threads, 1);
+        assert!(not_isolated.reason.contains("cross-origin isolated"), "{}", not_isolated.reason);
+        let no_threads = plan_threads(None, ThreadSupport { shared_memory: false, ..support });
+        assert!(no_threads.reason.contains("no WebAssembly threads"));
+    }
+
+    #[test]
+    fn thread_requests_parse_leniently() {
+        assert_eq!(parse_threads(Some("4")), Some(4));
+        assert_eq!(parse_threads(Some(" 1 ")), Some(1));
+        assert_eq!(parse_threads(Some("0")), None);
+        assert_eq!(parse_threads(Some("many")), None);
+        assert_eq!(parse_threads(None), None);
     }
 
     #[test]

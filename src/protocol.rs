@@ -73,7 +73,9 @@ pub enum LoadStage {
 #[serde(tag = "kind")]
 pub enum WorkerOutput {
     /// The worker's module is loaded and it listens; the page sends nothing before this.
-    WorkerReady,
+    /// `threads` is its CPU pool's size (1 for the single-threaded module); `note` says why it
+    /// has fewer than the page asked for, when it does.
+    WorkerReady { threads: usize, note: Option<String> },
     DatasetProgress { stage: LoadStage, done: u64, total: Option<u64> },
     DatasetReady {
         source: DatasetSource,

@@ -1,9 +1,11 @@
-//! Finding the WebGPU adapter and initialising the burn device for the chosen path.
+//! What the browser offers to compute on — its WebGPU adapter, and whether the CPU path may have
+//! threads — and the burn device for the chosen path.
 
 use burn::tensor::Device;
+use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::compute::{AdapterSummary, ComputePath};
+use crate::compute::{AdapterSummary, ComputePath, ThreadSupport};
 
 #[wasm_bindgen(module = "/www/gpu.js")]
 extern "C" {
@@ -20,6 +22,22 @@ pub async fn adapter_summary() -> Option<AdapterSummary> {
     serde_wasm_bindgen::from_value(info).ok()
 }
 
+/// Whether this page may run WebAssembly threads: cross-origin isolated, with shared memory.
+pub fn thread_support() -> ThreadSupport {
+    let global = js_sys::global();
+    let isolated = Reflect::get(&global, &"crossOriginIsolated".into()).is_ok_and(|value| value.is_truthy());
+    let descriptor = Object::new();
+    for (key, value) in [("initial", JsValue::from(1)), ("maximum", JsValue::from(1)), ("shared", JsValue::TRUE)] {
+        let _ = Reflect::set(&descriptor, &key.into(), &value);
+    }
+    let shared_memory = js_sys::WebAssembly::Memory::new(&descriptor).is_ok_and(|memory| {
+        Reflect::get(&memory.buffer(), &"constructor".into())
+            .is_ok_and(|constructor| Reflect::get(&constructor, &"name".into()).ok().and_then(|name| name.as_string()).as_deref() == Some("SharedArrayBuffer"))
+    });
+    let cores = web_sys::window().map(|window| window.navigator().hardware_concurrency() as usize).unwrap_or(1);
+    ThreadSupport { isolated, shared_memory, cores }
+}
+
 /// Creates the device for `path`. WebGPU must be initialised asynchronously, once, before any
 /// tensor exists on it.
 pub async fn init_device(path: ComputePath) -> Result<Device, String> {
@@ -28,9 +46,12 @@ pub async fn init_device(path: ComputePath) -> Result<Device, String> {
     super::constructors::run_static_constructors();
     match path {
         ComputePath::Cpu => Ok(Device::flex()),
+        #[cfg(gpu)]
         ComputePath::WebGpu => Device::wgpu_options()
             .init_async()
             .await
             .map_err(|error| format!("WebGPU could not be initialised: {error}")),
+        #[cfg(not(gpu))]
+        ComputePath::WebGpu => Err("the threaded CPU module has no WebGPU".into()),
     }
 }

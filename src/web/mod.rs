@@ -17,6 +17,11 @@ mod storage;
 mod views;
 pub mod worker;
 
+/// The threaded module's pool of web workers, started by `www/worker.js` before any Rust code
+/// touches rayon (the first rayon call would fix a one-thread pool).
+#[cfg(threaded)]
+pub use wasm_bindgen_rayon::init_thread_pool;
+
 use wasm_bindgen::prelude::*;
 
 /// Entry point wasm-bindgen calls when the module loads. Starts the page only on the app's page:

@@ -10,11 +10,11 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
-use super::adapter::{adapter_summary, init_device};
+use super::adapter::{adapter_summary, init_device, thread_support};
 use super::app::{App, Change, SharedApp, send, show_error};
 use super::dom;
 use super::views::{charts, compute, dataset, explanation, model, photo, positions, probe, test_set, training, weights};
-use crate::compute::{ComputePath, PathRequest, choose_path};
+use crate::compute::{ComputePath, PathRequest, choose_path, parse_threads, plan_threads};
 use crate::inference::AttentionView;
 use crate::model::Preset;
 use crate::protocol::{WorkerInput, WorkerOutput};
@@ -47,6 +47,10 @@ async fn start_up() -> Result<(), String> {
     };
     compute::show_choice(&choice);
     training::show_compute(choice.path);
+    let threads = plan_threads(parse_threads(dom::query_param("threads").as_deref()), thread_support());
+    compute::show_threads(choice.path, &threads);
+    // The worker's module follows the path: WebGPU lives only in the single-threaded module.
+    let worker_threads = if choice.path == ComputePath::Cpu { threads.threads } else { 1 };
 
     let config = Preset::Tiny.config();
     let sample = photo::load_sample(SAMPLE_IMAGE).await?;
@@ -56,7 +60,7 @@ async fn start_up() -> Result<(), String> {
         compute: choice.path,
         config,
         probe: sample.input.clone(),
-        worker: start_worker()?,
+        worker: start_worker(worker_threads)?,
         worker_ready: false,
         dataset_ready: false,
         training: false,
@@ -117,10 +121,12 @@ fn on_change(app: &SharedApp, change: Change) {
     }
 }
 
-fn start_worker() -> Result<Worker, String> {
+/// The training worker, on the threaded CPU module when `threads` > 1 (`www/worker.js`).
+fn start_worker(threads: usize) -> Result<Worker, String> {
     let options = web_sys::WorkerOptions::new();
     options.set_type(web_sys::WorkerType::Module);
-    Worker::new_with_options("worker.js", &options).map_err(|_| "this browser cannot start the training worker".to_string())
+    Worker::new_with_options(&format!("worker.js?threads={threads}"), &options)
+        .map_err(|_| "this browser cannot start the training worker".to_string())
 }
 
 fn listen_to_worker(app: &SharedApp) {
@@ -148,8 +154,9 @@ fn listen_to_worker(app: &SharedApp) {
 
 fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>>) {
     match output {
-        WorkerOutput::WorkerReady => {
+        WorkerOutput::WorkerReady { threads, note } => {
             app.borrow_mut().worker_ready = true;
+            compute::show_worker_threads(app.borrow().compute, threads, note.as_deref());
             dataset::loading_started();
             let manifest_url = dom::query_param("dataset").unwrap_or_else(|| DATASET_MANIFEST.into());
             send(app, &WorkerInput::LoadPreparedDataset { manifest_url }, None);

@@ -132,9 +132,10 @@ async fn yield_to_events(milliseconds: i32) {
     let _ = JsFuture::from(promise).await;
 }
 
-/// Called by `www/worker.js` once the module is initialised.
+/// Called by `www/worker.js` once the module is initialised (and, in the threaded module, its
+/// pool started); `note` says why the worker runs on fewer threads than asked, if it does.
 #[wasm_bindgen]
-pub fn worker_start() {
+pub fn worker_start(note: Option<String>) {
     console_error_panic_hook::set_once();
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(|event: MessageEvent| {
         let data = event.data();
@@ -145,7 +146,7 @@ pub fn worker_start() {
     });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget(); // lives as long as the worker
-    post(&WorkerOutput::WorkerReady, None);
+    post(&WorkerOutput::WorkerReady { threads: crate::ops::cpu::parallel::threads(), note }, None);
     spawn_local(announce_checkpoint());
 }
 

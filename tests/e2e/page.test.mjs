@@ -49,3 +49,19 @@ test("without WebGPU the page says so and still predicts on the CPU", async () =
   await assertPrediction(page);
   await page.close();
 });
+
+test("where the page is cross-origin isolated the CPU path trains on a thread per core; ?threads=1 on one", async () => {
+  const page = await openPage("?compute=cpu");
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  await page.waitForSelector("#compute-threads[data-threads]", { timeout: 5 * MINUTES });
+  assert.equal(Number(await page.locator("#compute-threads").getAttribute("data-threads")), Math.min(cores, 32));
+  assert.match(await page.locator("#compute-threads").textContent(), cores > 1 ? /threads, one per core/ : /one core/);
+  await page.close();
+
+  const single = await openPage("?compute=cpu&threads=1");
+  await single.waitForSelector("#compute-threads[data-threads]", { timeout: 5 * MINUTES });
+  assert.equal(await single.locator("#compute-threads").getAttribute("data-threads"), "1");
+  assert.match(await single.locator("#compute-threads").textContent(), /as asked \(\?threads=1\)/);
+  await single.close();
+});

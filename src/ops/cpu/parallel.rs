@@ -1,14 +1,15 @@
-//! Work spread over the CPU's cores natively (rayon's global pool, the one burn's CPU backend
-//! uses), and run in order in the browser, where the wasm build has one thread.
+//! Work spread over rayon's global pool (the one burn's CPU backend uses) where the build has
+//! threads — natively, and in the page's threaded worker module, whose pool is web workers — and
+//! run in order in the single-threaded wasm module.
 
-#[cfg(not(target_family = "wasm"))]
+#[cfg(threaded)]
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
 /// How many items are worth splitting work into.
 pub fn threads() -> usize {
-    #[cfg(not(target_family = "wasm"))]
+    #[cfg(threaded)]
     return rayon::current_num_threads();
-    #[cfg(target_family = "wasm")]
+    #[cfg(not(threaded))]
     return 1;
 }
 
@@ -17,21 +18,21 @@ pub fn block_len(len: usize) -> usize {
     len.div_ceil(threads()).max(1)
 }
 
-/// Calls `work` on every item, natively in parallel.
+/// Calls `work` on every item, in parallel where the build has threads.
 pub fn for_each<T: Send>(items: impl Iterator<Item = T>, work: impl Fn(T) + Sync + Send) {
-    #[cfg(not(target_family = "wasm"))]
+    #[cfg(threaded)]
     items.collect::<Vec<_>>().into_par_iter().for_each(work);
-    #[cfg(target_family = "wasm")]
+    #[cfg(not(threaded))]
     items.for_each(work);
 }
 
-/// `work` of every item, in the items' order; natively computed in parallel.
+/// `work` of every item, in the items' order; computed in parallel where the build has threads.
 pub fn map<T: Send, R: Send>(
     items: impl Iterator<Item = T>,
     work: impl Fn(T) -> R + Sync + Send,
 ) -> Vec<R> {
-    #[cfg(not(target_family = "wasm"))]
+    #[cfg(threaded)]
     return items.collect::<Vec<_>>().into_par_iter().map(work).collect();
-    #[cfg(target_family = "wasm")]
+    #[cfg(not(threaded))]
     return items.map(work).collect();
 }

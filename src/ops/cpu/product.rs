@@ -13,10 +13,10 @@ pub struct Product {
 }
 
 impl Product {
-    /// A product that uses every core natively when it is big enough to share (burn's CPU
+    /// A product that uses every thread of the pool when it is big enough to share (burn's CPU
     /// backend uses the same rule: 192³ multiply-adds).
     pub fn new(m: usize, n: usize, k: usize) -> Self {
-        #[cfg(not(target_family = "wasm"))]
+        #[cfg(threaded)]
         if m * n * k >= 192 * 192 * 192 {
             return Self { m, n, k, parallelism: Parallelism::Rayon(0) };
         }

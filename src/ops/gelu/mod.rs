@@ -6,7 +6,7 @@
 
 mod autodiff;
 pub mod cpu;
-#[cfg(any(target_family = "wasm", feature = "wgpu"))]
+#[cfg(gpu)]
 mod webgpu;
 
 use burn::backend::tensor::FloatTensor;
@@ -14,7 +14,7 @@ use burn::backend::{Backend, Dispatch, backend_extension};
 use burn::tensor::Tensor;
 
 /// GELU and its derivative as backend operations.
-#[backend_extension(Cube: cfg(any(target_family = "wasm", feature = "wgpu")), Flex, Autodiff)]
+#[backend_extension(Cube: cfg(gpu), Flex, Autodiff)]
 pub trait ExactGelu: Backend {
     /// `x·Φ(x)`.
     fn exact_gelu(x: FloatTensor<Self>) -> FloatTensor<Self>;

@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlSelectElement;
 
-use crate::compute::{AdapterSummary, PathChoice, PathRequest};
+use crate::compute::{AdapterSummary, ComputePath, PathChoice, PathRequest, ThreadPlan};
 use crate::web::dom::{element, set_hidden, set_text};
 
 /// What the browser offers for WebGPU.
@@ -23,6 +23,24 @@ pub fn show_adapter(adapter: Option<&AdapterSummary>) {
 pub fn show_choice(choice: &PathChoice) {
     set_text("compute-path", choice.path.label());
     set_text("compute-reason", &choice.reason);
+}
+
+/// The CPU path's threads as planned, before the worker has started.
+pub fn show_threads(path: ComputePath, plan: &ThreadPlan) {
+    match path {
+        ComputePath::Cpu => set_text("compute-threads", &plan.reason),
+        ComputePath::WebGpu => set_text("compute-threads", "– (the WebGPU path)"),
+    }
+}
+
+/// What the training worker started with: its CPU pool's size (`data-threads`), and why it has
+/// fewer threads than planned if it does.
+pub fn show_worker_threads(path: ComputePath, threads: usize, note: Option<&str>) {
+    let element = element::<web_sys::HtmlElement>("compute-threads");
+    let _ = element.set_attribute("data-threads", &threads.to_string());
+    if let (ComputePath::Cpu, Some(note)) = (path, note) {
+        set_text("compute-threads", &format!("{threads} thread: {note}."));
+    }
 }
 
 /// Reloads the page with `?compute=…` when the person picks another path, keeping the page's other

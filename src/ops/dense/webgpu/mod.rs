@@ -8,7 +8,7 @@
 //! it too.
 
 mod autodiff;
-#[cfg(any(target_family = "wasm", feature = "wgpu"))]
+#[cfg(gpu)]
 mod wgsl;
 
 use burn::backend::ops::FloatTensorOps;
@@ -19,7 +19,7 @@ use burn::tensor::Tensor;
 
 /// A batched matrix product `lhs [batch, m, k] · rhs [batch, k, n] → [batch, m, n]`, run by the
 /// register-blocked kernel where its shape allows and by burn's matmul otherwise.
-#[backend_extension(Cube: cfg(any(target_family = "wasm", feature = "wgpu")), Flex, Autodiff)]
+#[backend_extension(Cube: cfg(gpu), Flex, Autodiff)]
 pub trait BlockedMatmul: Backend {
     fn blocked_matmul(lhs: FloatTensor<Self>, rhs: FloatTensor<Self>) -> FloatTensor<Self>;
 }
