@@ -81,9 +81,14 @@ pub struct PathChoice {
     pub reason: String,
 }
 
-pub fn choose_path(request: PathRequest, adapter: Option<&AdapterSummary>) -> PathChoice {
+/// The path for `request`: `Auto` takes the faster of the two as measured here when there is a
+/// measurement, else the adapter's kind (a software adapter runs slower than the CPU path).
+pub fn choose_path(request: PathRequest, adapter: Option<&AdapterSummary>, measured: Option<&Measurement>) -> PathChoice {
     let choice = |path, reason: String| PathChoice { path, reason };
     match (request, adapter) {
+        (PathRequest::Auto, Some(_)) if let Some(measured) = measured => {
+            choice(measured.faster(), format!("Measured here: {}.", measured.summary()))
+        }
         (PathRequest::Cpu, _) => choice(ComputePath::Cpu, "CPU (wasm) chosen by you.".into()),
         (PathRequest::WebGpu, Some(adapter)) => {
             choice(ComputePath::WebGpu, format!("WebGPU on {} chosen by you.", adapter.label()))
@@ -109,6 +114,90 @@ pub fn choose_path(request: PathRequest, adapter: Option<&AdapterSummary>) -> Pa
             choice(ComputePath::WebGpu, format!("WebGPU on {}.", adapter.label()))
         }
     }
+}
+
+/// How a measured speed bounds the path's real one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpeedBound {
+    /// Over the steps after the first (which compiles kernels and allocates).
+    Measured,
+    /// Only the first step finished within the budget: the path is at least this fast.
+    AtLeast,
+    /// No step finished within the budget: the path is slower than this.
+    Below,
+}
+
+/// A path's training speed on the fixed batch, as measured in this browser.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PathSpeed {
+    pub images_per_second: f64,
+    pub bound: SpeedBound,
+}
+
+impl PathSpeed {
+    /// The speed from the seconds of each step of `batch` images that finished within a budget
+    /// of `budget_seconds`.
+    pub fn from_steps(batch: usize, step_seconds: &[f64], budget_seconds: f64) -> Self {
+        let speed = |seconds: f64| batch as f64 / seconds.max(1e-9);
+        match step_seconds {
+            [] => PathSpeed { images_per_second: speed(budget_seconds), bound: SpeedBound::Below },
+            [first] => PathSpeed { images_per_second: speed(*first), bound: SpeedBound::AtLeast },
+            [_, later @ ..] => {
+                let mut later = later.to_vec();
+                later.sort_by(f64::total_cmp);
+                PathSpeed { images_per_second: speed(later[later.len() / 2]), bound: SpeedBound::Measured }
+            }
+        }
+    }
+
+    /// "230 img/s", "≥ 12 img/s" or "< 3.1 img/s".
+    pub fn text(&self) -> String {
+        let value = self.images_per_second;
+        let number = if value >= 10.0 { format!("{value:.0}") } else { format!("{value:.1}") };
+        match self.bound {
+            SpeedBound::Measured => format!("{number} img/s"),
+            SpeedBound::AtLeast => format!("≥ {number} img/s"),
+            SpeedBound::Below => format!("< {number} img/s"),
+        }
+    }
+}
+
+/// Both paths' training speeds as measured here, kept per device in browser storage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub webgpu: PathSpeed,
+    pub cpu: PathSpeed,
+    pub cpu_threads: usize,
+}
+
+impl Measurement {
+    /// WebGPU where it trained faster than the CPU path; the CPU path where it did not, or where
+    /// WebGPU ran out of time before it could show.
+    pub fn faster(&self) -> ComputePath {
+        let webgpu_faster = self.webgpu.bound != SpeedBound::Below && self.webgpu.images_per_second > self.cpu.images_per_second;
+        if webgpu_faster { ComputePath::WebGpu } else { ComputePath::Cpu }
+    }
+
+    /// "WebGPU < 9.1 img/s · CPU, 2 threads 230 img/s → CPU".
+    pub fn summary(&self) -> String {
+        let threads = if self.cpu_threads == 1 { "1 thread".to_string() } else { format!("{} threads", self.cpu_threads) };
+        let faster = match self.faster() {
+            ComputePath::WebGpu => "WebGPU",
+            ComputePath::Cpu => "CPU",
+        };
+        format!("WebGPU {} · CPU, {threads} {} → {faster}", self.webgpu.text(), self.cpu.text())
+    }
+}
+
+/// What a measurement is kept under: the adapter, the cores and the threads it was made with.
+pub fn measurement_key(adapter: &AdapterSummary, support: &ThreadSupport, threads: usize) -> String {
+    format!(
+        "{} | {} | {} cores | {threads} threads",
+        adapter.label(),
+        [adapter.device.as_str(), adapter.description.as_str()].join(" ").trim(),
+        support.cores
+    )
 }
 
 /// The most threads the page asks for, whatever the device reports: each is a web worker with
@@ -232,18 +321,18 @@ mod tests {
     #[test]
     fn software_adapters_go_to_the_cpu_unless_overridden() {
         let swiftshader = adapter("swiftshader");
-        assert_eq!(choose_path(PathRequest::Auto, Some(&swiftshader)).path, ComputePath::Cpu);
-        assert_eq!(choose_path(PathRequest::WebGpu, Some(&swiftshader)).path, ComputePath::WebGpu);
+        assert_eq!(choose_path(PathRequest::Auto, Some(&swiftshader), None).path, ComputePath::Cpu);
+        assert_eq!(choose_path(PathRequest::WebGpu, Some(&swiftshader), None).path, ComputePath::WebGpu);
         let fallback = AdapterSummary { is_fallback: true, ..adapter("") };
-        assert_eq!(choose_path(PathRequest::Auto, Some(&fallback)).path, ComputePath::Cpu);
+        assert_eq!(choose_path(PathRequest::Auto, Some(&fallback), None).path, ComputePath::Cpu);
     }
 
     #[test]
     fn real_gpus_get_webgpu_and_missing_ones_the_cpu() {
         let nvidia = AdapterSummary { vendor: "nvidia".into(), architecture: "ampere".into(), ..Default::default() };
-        assert_eq!(choose_path(PathRequest::Auto, Some(&nvidia)).path, ComputePath::WebGpu);
-        assert_eq!(choose_path(PathRequest::Cpu, Some(&nvidia)).path, ComputePath::Cpu);
-        let missing = choose_path(PathRequest::WebGpu, None);
+        assert_eq!(choose_path(PathRequest::Auto, Some(&nvidia), None).path, ComputePath::WebGpu);
+        assert_eq!(choose_path(PathRequest::Cpu, Some(&nvidia), None).path, ComputePath::Cpu);
+        let missing = choose_path(PathRequest::WebGpu, None, None);
         assert_eq!(missing.path, ComputePath::Cpu);
         assert!(missing.reason.contains("no WebGPU adapter"));
     }
@@ -262,6 +351,38 @@ mod tests {
         assert!(native_device(NativeBackend::Flex).is_ok());
         #[cfg(not(feature = "wgpu"))]
         assert!(native_device(NativeBackend::Wgpu).unwrap_err().contains("--features wgpu"));
+    }
+
+    #[test]
+    fn speeds_come_from_the_steps_after_the_first_or_bound_it() {
+        let measured = PathSpeed::from_steps(32, &[2.0, 0.2, 0.1, 0.4], 3.0);
+        assert_eq!(measured, PathSpeed { images_per_second: 160.0, bound: SpeedBound::Measured });
+        let first_only = PathSpeed::from_steps(32, &[4.0], 5.0);
+        assert_eq!((first_only.images_per_second, first_only.bound), (8.0, SpeedBound::AtLeast));
+        let none = PathSpeed::from_steps(32, &[], 3.2);
+        assert_eq!((none.images_per_second, none.bound), (10.0, SpeedBound::Below));
+        assert_eq!(none.text(), "< 10 img/s");
+        assert_eq!(PathSpeed::from_steps(8, &[], 3.2).text(), "< 2.5 img/s");
+    }
+
+    #[test]
+    fn the_measured_faster_path_is_chosen_and_said() {
+        let speed = |images_per_second, bound| PathSpeed { images_per_second, bound };
+        let slow_gpu = Measurement {
+            webgpu: speed(9.1, SpeedBound::Below),
+            cpu: speed(230.0, SpeedBound::Measured),
+            cpu_threads: 2,
+        };
+        let chosen = choose_path(PathRequest::Auto, Some(&adapter("swiftshader")), Some(&slow_gpu));
+        assert_eq!(chosen.path, ComputePath::Cpu);
+        assert_eq!(chosen.reason, "Measured here: WebGPU < 9.1 img/s · CPU, 2 threads 230 img/s → CPU.");
+        let weak_but_real = Measurement { webgpu: speed(600.0, SpeedBound::Measured), ..slow_gpu.clone() };
+        assert_eq!(weak_but_real.faster(), ComputePath::WebGpu);
+        // A request beats a measurement, and a measurement beats the adapter's name.
+        let forced = choose_path(PathRequest::Cpu, Some(&adapter("ampere")), Some(&weak_but_real));
+        assert_eq!(forced.path, ComputePath::Cpu);
+        let measured = choose_path(PathRequest::Auto, Some(&adapter("swiftshader")), Some(&weak_but_real));
+        assert_eq!(measured.path, ComputePath::WebGpu);
     }
 
     #[test]

@@ -39,6 +39,10 @@ pub enum WorkerInput {
     Pause,
     Resume,
     Stop,
+    /// Time `steps` training steps of the fixed model on the fixed batch of `batch` images
+    /// (`training::fixed_trainer`), answered step by step with [`WorkerOutput::MeasuredStep`]:
+    /// how the page compares its compute paths.
+    Measure { compute: ComputePath, batch: usize, steps: usize },
 }
 
 /// Where the dataset came from.
@@ -134,6 +138,9 @@ pub enum WorkerOutput {
     Resumed,
     Finished { stopped_early: bool },
     TrainingFailed { message: String },
+    /// One step of a [`WorkerInput::Measure`]: its time (the loss read back) and its loss.
+    MeasuredStep { step: usize, seconds: f64, loss: f32 },
+    MeasureFailed { message: String },
 }
 
 /// What the page says about a checkpoint it offers to resume.

@@ -36,7 +36,9 @@ pub fn deterministic_weights(model: VisionTransformer) -> VisionTransformer {
                 let values = (0..shape.num_elements() as u64)
                     .map(|i| offset + scale * hash_unit(i, stream))
                     .collect::<Vec<f32>>();
-                Tensor::from_data(TensorData::new(values, shape), &tensor.device())
+                // A parameter that tracked gradients keeps doing so, so the model trains too.
+                let tracked = tensor.is_require_grad();
+                Tensor::from_data(TensorData::new(values, shape), &tensor.device()).set_require_grad(tracked)
             })
         }
     }

@@ -2,6 +2,7 @@
 //! optimisation step, the epoch loop and the metrics it records.
 
 mod checkpoint;
+mod fixed;
 mod form;
 mod metrics;
 mod recipe;
@@ -9,6 +10,7 @@ mod session;
 mod step;
 
 pub use checkpoint::{Checkpoint, CheckpointError};
+pub use fixed::{fixed_batch, fixed_trainer};
 pub use form::RecipeForm;
 pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 pub use recipe::{RecipeError, TrainingRecipe};

@@ -33,6 +33,16 @@ pub fn query_param(name: &str) -> Option<String> {
     web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)
 }
 
+/// Resolves after `milliseconds`, letting the page's events run meanwhile.
+pub async fn sleep_ms(milliseconds: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, milliseconds);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
 pub fn now_ms() -> f64 {
     web_sys::window().and_then(|window| window.performance()).map(|p| p.now()).unwrap_or(0.0)
 }

@@ -11,11 +11,13 @@ pub mod adapter;
 mod app;
 pub(crate) mod constructors;
 mod dom;
+mod measure;
 mod overlay;
 mod page;
 mod storage;
 mod views;
 pub mod worker;
+mod workers;
 
 /// The threaded module's pool of web workers, started by `www/worker.js` before any Rust code
 /// touches rayon (the first rayon call would fix a one-thread pool).

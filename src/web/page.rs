@@ -8,13 +8,13 @@ use std::rc::Rc;
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{MessageEvent, Worker};
+use web_sys::MessageEvent;
 
 use super::adapter::{adapter_summary, init_device, thread_support};
 use super::app::{App, Change, SharedApp, send, show_error};
-use super::dom;
+use super::{dom, measure, workers};
 use super::views::{charts, compute, dataset, explanation, model, photo, positions, probe, test_set, training, weights};
-use crate::compute::{ComputePath, PathRequest, choose_path, parse_threads, plan_threads};
+use crate::compute::{ComputePath, PathRequest, choose_path, measurement_key, parse_threads, plan_threads};
 use crate::inference::AttentionView;
 use crate::model::Preset;
 use crate::protocol::{WorkerInput, WorkerOutput};
@@ -36,7 +36,17 @@ async fn start_up() -> Result<(), String> {
 
     let adapter = adapter_summary().await;
     compute::show_adapter(adapter.as_ref());
-    let mut choice = choose_path(request, adapter.as_ref());
+    let support = thread_support();
+    let threads = plan_threads(parse_threads(dom::query_param("threads").as_deref()), support);
+    // Automatic: the faster path as measured on this device (once; then from storage).
+    let measured = match (&adapter, request) {
+        (Some(adapter), PathRequest::Auto) => {
+            compute::show_measuring();
+            Some(measure::measured_here(&measurement_key(adapter, &support, threads.threads), threads.threads).await)
+        }
+        _ => None,
+    };
+    let mut choice = choose_path(request, adapter.as_ref(), measured.as_ref().map(|(measurement, _)| measurement));
     let device = match init_device(choice.path).await {
         Ok(device) => device,
         Err(problem) => {
@@ -45,9 +55,8 @@ async fn start_up() -> Result<(), String> {
             init_device(ComputePath::Cpu).await?
         }
     };
-    compute::show_choice(&choice);
+    compute::show_choice(&choice, measured.as_ref().map(|&(_, fresh)| fresh));
     training::show_compute(choice.path);
-    let threads = plan_threads(parse_threads(dom::query_param("threads").as_deref()), thread_support());
     compute::show_threads(choice.path, &threads);
     // The worker's module follows the path: WebGPU lives only in the single-threaded module.
     let worker_threads = if choice.path == ComputePath::Cpu { threads.threads } else { 1 };
@@ -60,7 +69,7 @@ async fn start_up() -> Result<(), String> {
         compute: choice.path,
         config,
         probe: sample.input.clone(),
-        worker: start_worker(worker_threads)?,
+        worker: workers::start(worker_threads)?,
         worker_ready: false,
         dataset_ready: false,
         training: false,
@@ -119,14 +128,6 @@ fn on_change(app: &SharedApp, change: Change) {
             charts::show(&app.history, app.planned_epochs, app.steps_per_epoch);
         }
     }
-}
-
-/// The training worker, on the threaded CPU module when `threads` > 1 (`www/worker.js`).
-fn start_worker(threads: usize) -> Result<Worker, String> {
-    let options = web_sys::WorkerOptions::new();
-    options.set_type(web_sys::WorkerType::Module);
-    Worker::new_with_options(&format!("worker.js?threads={threads}"), &options)
-        .map_err(|_| "this browser cannot start the training worker".to_string())
 }
 
 fn listen_to_worker(app: &SharedApp) {

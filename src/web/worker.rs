@@ -24,7 +24,7 @@ use crate::data::manifest::{DatasetManifest, sha256_hex};
 use crate::data::subset::SubsetRule;
 use crate::inference::explain;
 use crate::protocol::{CheckpointSummary, DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
-use crate::training::{Checkpoint, TrainingError, TrainingRecipe, TrainingSession, evaluate};
+use crate::training::{Checkpoint, TrainingError, TrainingRecipe, TrainingSession, evaluate, fixed_batch, fixed_trainer};
 use crate::weights::from_safetensors;
 
 #[wasm_bindgen(module = "/www/checkpoint.js")]
@@ -205,6 +205,8 @@ fn handle(input: WorkerInput, data: &JsValue) {
             STATE.with(|state| state.borrow_mut().paused = false);
             post(&WorkerOutput::Resumed, None);
         }
+        WorkerInput::Measure { compute, batch, steps } if !busy => spawn_local(measure(compute, batch, steps)),
+        WorkerInput::Measure { .. } => post(&WorkerOutput::MeasureFailed { message: "the worker is busy".into() }, None),
         WorkerInput::Stop => STATE.with(|state| {
             let mut state = state.borrow_mut();
             state.stop = true;
@@ -374,6 +376,25 @@ async fn device_for(compute: ComputePath) -> Result<Device, String> {
         return Ok(device);
     }
     init_device(compute).await
+}
+
+/// Times training steps of the fixed model on the fixed batch, posting each as it ends.
+async fn measure(compute: ComputePath, batch: usize, steps: usize) {
+    let device = match device_for(compute).await {
+        Ok(device) => device.autodiff(),
+        Err(message) => return post(&WorkerOutput::MeasureFailed { message }, None),
+    };
+    let mut trainer = fixed_trainer(steps, &device);
+    let (images, labels) = fixed_batch(batch, &device);
+    for step in 0..steps {
+        let started = js_sys::Date::now();
+        let loss = trainer.step(images.clone(), labels.clone()).loss.into_scalar_async::<f32>().await;
+        match loss {
+            Ok(loss) => post(&WorkerOutput::MeasuredStep { step, seconds: (js_sys::Date::now() - started) / 1000.0, loss }, None),
+            Err(error) => return post(&WorkerOutput::MeasureFailed { message: format!("{error:?}") }, None),
+        }
+        yield_to_events(0).await;
+    }
 }
 
 async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {

@@ -12,13 +12,25 @@ async function assertPrediction(page) {
   assert.match(await page.locator("#model-summary").textContent(), /tiny preset · 546,186 parameters/);
 }
 
-test("automatic choice: a software WebGPU adapter sends the page to the CPU path", async () => {
+test("automatic choice: both paths are timed once, the faster (the CPU beside SwiftShader) is kept, and measured again on request", async () => {
   const page = await openPage("");
   assert.match(await page.locator("#adapter").textContent(), /swiftshader.*software/i);
   assert.equal(await page.locator("#compute-path").textContent(), "CPU (wasm)");
   assert.equal(await page.locator("#compute-select").inputValue(), "auto");
+  const reason = page.locator("#compute-reason");
+  assert.equal(await reason.getAttribute("data-measured"), "now");
+  assert.match(await reason.textContent(), /^Measured here: WebGPU [<≥]? ?[\d.]+ img\/s · CPU, \d+ threads? [<≥]? ?[\d.]+ img\/s → CPU\.$/);
   await assertPrediction(page);
   if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/page.png`, fullPage: true });
+
+  // The result is kept for this device: a reload chooses at once, from browser storage.
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 15 * MINUTES });
+  assert.equal(await reason.getAttribute("data-measured"), "kept");
+  // "Measure again" forgets it and measures anew.
+  await page.click("#compute-remeasure");
+  await page.waitForSelector("#compute-reason[data-measured=now]", { timeout: 15 * MINUTES });
+  assert.equal(await page.locator("#compute-path").textContent(), "CPU (wasm)");
   await page.close();
 });
 
@@ -64,4 +76,39 @@ test("where the page is cross-origin isolated the CPU path trains on a thread pe
   assert.equal(await single.locator("#compute-threads").getAttribute("data-threads"), "1");
   assert.match(await single.locator("#compute-threads").textContent(), /as asked \(\?threads=1\)/);
   await single.close();
+});
+
+test("the threaded module's training losses on a fixed batch are the single-threaded module's", async () => {
+  const page = await openPage("?compute=cpu");
+  const runs = await page.evaluate(async () => {
+    const run = (threads) => new Promise((resolve, reject) => {
+      const worker = new Worker(`worker.js?threads=${threads}`, { type: "module" });
+      const losses = [];
+      let ran = 0;
+      worker.onmessage = ({ data }) => {
+        if (data.kind === "WorkerReady") {
+          ran = data.threads;
+          worker.postMessage({ kind: "Measure", compute: "cpu", batch: 16, steps: 5 });
+        } else if (data.kind === "MeasuredStep") {
+          losses.push(data.loss);
+          if (losses.length === 5) { worker.terminate(); resolve({ threads: ran, losses }); }
+        } else if (data.kind === "MeasureFailed") {
+          worker.terminate(); reject(new Error(data.message));
+        }
+      };
+    });
+    return [await run(Math.max(2, navigator.hardwareConcurrency)), await run(1)];
+  });
+  const [threaded, single] = runs;
+  assert.ok(threaded.threads >= 2 && single.threads === 1, JSON.stringify(runs));
+  // Only summation order differs (the threads split a few row sums): the first step's loss
+  // agrees to rounding, and the next four stay within 1e-5 of each other.
+  assert.ok(Math.abs(threaded.losses[0] - single.losses[0]) <= 1e-6 * Math.abs(single.losses[0]), JSON.stringify(runs));
+  for (let step = 1; step < 5; step++) {
+    const [a, b] = [threaded.losses[step], single.losses[step]];
+    assert.ok(Math.abs(a - b) <= 1e-5 * Math.abs(b), `step ${step + 1}: ${a} against ${b}`);
+  }
+  assert.ok(single.losses[4] < single.losses[0], "the losses fall: the steps trained");
+  console.log(`# losses, threaded: ${threaded.losses.join(" ")}; one thread: ${single.losses.join(" ")}`);
+  await page.close();
 });

@@ -6,7 +6,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::HtmlSelectElement;
 
 use crate::compute::{AdapterSummary, ComputePath, PathChoice, PathRequest, ThreadPlan};
-use crate::web::dom::{element, set_hidden, set_text};
+use crate::web::dom::{self, element, set_hidden, set_text};
+use crate::web::measure;
 
 /// What the browser offers for WebGPU.
 pub fn show_adapter(adapter: Option<&AdapterSummary>) {
@@ -19,10 +20,30 @@ pub fn show_adapter(adapter: Option<&AdapterSummary>) {
     set_hidden("no-webgpu", adapter.is_some());
 }
 
-/// The path the page runs on and why.
-pub fn show_choice(choice: &PathChoice) {
+/// Said while the two paths are being measured.
+pub fn show_measuring() {
+    set_text("compute-path", "measuring…");
+    set_text(
+        "compute-reason",
+        "Timing a few training steps on WebGPU and on the CPU, to run on the faster (only on a first visit, at most 5 s).",
+    );
+}
+
+/// The path the page runs on and why; `measured` says whether the choice comes from a
+/// measurement made now (`Some(true)`) or kept from an earlier visit (`Some(false)`).
+pub fn show_choice(choice: &PathChoice, measured: Option<bool>) {
     set_text("compute-path", choice.path.label());
     set_text("compute-reason", &choice.reason);
+    let reason = element::<web_sys::HtmlElement>("compute-reason");
+    match measured {
+        Some(fresh) => {
+            let _ = reason.set_attribute("data-measured", if fresh { "now" } else { "kept" });
+        }
+        None => {
+            let _ = reason.remove_attribute("data-measured");
+        }
+    }
+    set_hidden("compute-remeasure", measured.is_none());
 }
 
 /// The CPU path's threads as planned, before the worker has started.
@@ -44,8 +65,14 @@ pub fn show_worker_threads(path: ComputePath, threads: usize, note: Option<&str>
 }
 
 /// Reloads the page with `?compute=…` when the person picks another path, keeping the page's other
-/// parameters (such as `?dataset=`).
+/// parameters (such as `?dataset=`); "Measure again" forgets the kept measurement and reloads.
 pub fn wire(request: PathRequest) {
+    dom::listen(&element::<web_sys::HtmlElement>("compute-remeasure"), "click", |_: web_sys::Event| {
+        measure::forget();
+        if let Some(window) = web_sys::window() {
+            let _ = window.location().reload();
+        }
+    });
     let select: HtmlSelectElement = element("compute-select");
     select.set_value(match request {
         PathRequest::Auto => "auto",
