@@ -259,6 +259,26 @@ pub fn plan_threads(requested: Option<usize>, support: ThreadSupport) -> ThreadP
     }
 }
 
+/// How long a training worker may stay silent before the page takes it for dead. A thread of
+/// the CPU path's pool that runs out of memory or crashes leaves the worker waiting for it
+/// forever, and nothing else would say so. At least half a minute on the CPU path and three on
+/// WebGPU (whose first steps compile kernels), and ten times the slowest step seen so far.
+pub fn stall_limit_seconds(path: ComputePath, slowest_step_seconds: f64) -> f64 {
+    let floor: f64 = match path {
+        ComputePath::Cpu => 30.0,
+        ComputePath::WebGpu => 180.0,
+    };
+    floor.max(10.0 * slowest_step_seconds)
+}
+
+/// What the page says when its training worker stopped answering.
+pub fn stalled_worker_message(silent_seconds: f64) -> String {
+    format!(
+        "Training stopped: the worker sent nothing for {silent_seconds:.0} s, as when a thread of its pool runs out of \
+         memory or crashes. The page's weights are kept, and the last saved epoch is offered to continue from."
+    )
+}
+
 /// The innermost cause of burn's multi-line error report ("… Caused by: … Backtrace: …"): for a
 /// lost device, the browser's own words, such as "Unknown: A valid external Instance reference no
 /// longer exists."
@@ -408,6 +428,14 @@ mod tests {
         assert_eq!(parse_threads(Some("0")), None);
         assert_eq!(parse_threads(Some("many")), None);
         assert_eq!(parse_threads(None), None);
+    }
+
+    #[test]
+    fn a_worker_is_given_up_on_after_ten_of_its_slowest_steps() {
+        assert_eq!(stall_limit_seconds(ComputePath::Cpu, 0.3), 30.0);
+        assert_eq!(stall_limit_seconds(ComputePath::Cpu, 12.0), 120.0);
+        assert_eq!(stall_limit_seconds(ComputePath::WebGpu, 9.0), 180.0);
+        assert!(stalled_worker_message(31.2).contains("for 31 s"));
     }
 
     #[test]

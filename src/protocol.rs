@@ -116,6 +116,8 @@ pub enum WorkerOutput {
         images_per_second: f64,
         elapsed_seconds: f64,
     },
+    /// After an epoch's steps, `done` of the `total` test images are evaluated.
+    Evaluating { done: usize, total: usize },
     /// The probe image's prediction and attention with the weights of `step`.
     Probe { step: usize, explanation: Explanation },
     /// After each epoch; the model's safetensors bytes (the metric history in their metadata)

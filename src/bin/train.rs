@@ -30,7 +30,7 @@ mod native {
     use std::time::Instant;
 
     use clap::Parser;
-    use vit_web::cli::{ArchiveArg, BackendArg, EpochProgress, RecipeArgs, SubsetArg};
+    use vit_web::cli::{ArchiveArg, BackendArg, EpochProgress, RecipeArgs, SubsetArg, counter};
     use vit_web::data::asset::decode_asset;
     use vit_web::data::cifar::{CifarDataset, read_archive_file};
     use vit_web::data::subset::SubsetRule;
@@ -113,7 +113,10 @@ mod native {
             }
             progress.finish();
             let seconds = started.elapsed().as_secs_f64();
-            let metrics = pollster::block_on(session.finish_epoch(seconds)).map_err(|error| error.to_string())?;
+            let testing = counter(session.test_images() as u64, "test images").with_prefix(format!("epoch {} test", session.epoch() + 1));
+            let metrics = pollster::block_on(session.finish_epoch_with_progress(seconds, |done, _| testing.set_position(done as u64)))
+                .map_err(|error| error.to_string())?;
+            testing.finish_and_clear();
             let [epoch, train_loss, train_accuracy, test_loss, test_accuracy, speed] = metrics.cells();
             println!("{epoch:>5}  {train_loss:>10}  {train_accuracy:>9}  {test_loss:>9}  {test_accuracy:>8}  {speed:>6}  {seconds:>8.1}");
             if let Some(usage) = device.memory_pool_usage() {

@@ -14,5 +14,5 @@ pub use fixed::{fixed_batch, fixed_trainer};
 pub use form::RecipeForm;
 pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 pub use recipe::{RecipeError, TrainingRecipe};
-pub use session::{StepReport, TrainingError, TrainingSession, evaluate};
+pub use session::{StepReport, TrainingError, TrainingSession, evaluate, evaluate_with_progress};
 pub use step::{EvaluationOutput, OptimizerRecipe, StepOutput, Trainer, TrainerState, cosine_lr, evaluate_batch};

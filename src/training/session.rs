@@ -228,6 +228,10 @@ impl TrainingSession {
         self.last_evaluation.as_ref()
     }
 
+    pub fn test_images(&self) -> usize {
+        self.test.len()
+    }
+
     pub fn batches_per_epoch(&self) -> usize {
         self.shuffler.batches_per_epoch()
     }
@@ -305,6 +309,16 @@ impl TrainingSession {
     /// Reads the epoch's train figures, evaluates the whole test set and starts the next epoch.
     /// `train_seconds` is the wall time the caller measured for this epoch's steps.
     pub async fn finish_epoch(&mut self, train_seconds: f64) -> Result<EpochMetrics, TrainingError> {
+        self.finish_epoch_with_progress(train_seconds, |_, _| {}).await
+    }
+
+    /// [`finish_epoch`](Self::finish_epoch), calling `progress(images evaluated, test images)`
+    /// after each batch of the test set.
+    pub async fn finish_epoch_with_progress(
+        &mut self,
+        train_seconds: f64,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<EpochMetrics, TrainingError> {
         let batches = self.batch_in_epoch.max(1) as f32;
         let train_loss = match self.loss_sum.take() {
             Some(sum) => read_scalar(sum).await? / batches,
@@ -319,7 +333,7 @@ impl TrainingSession {
             return Err(TrainingError::NotFinite { epoch, value: train_loss });
         }
         let model = self.trainer.model().valid();
-        let evaluation = evaluate(&model, &self.test).await?;
+        let evaluation = evaluate_with_progress(&model, &self.test, progress).await?;
         let (test_loss, test_accuracy) = (evaluation.loss, evaluation.accuracy);
         self.last_evaluation = Some(evaluation);
         if !test_loss.is_finite() {
@@ -345,13 +359,22 @@ impl TrainingSession {
 /// Mean loss, accuracy and every prediction over `set`, in batches, without gradients or
 /// augmentation; three readbacks at the end.
 pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<TestEvaluation, TrainingError> {
+    evaluate_with_progress(model, set, |_, _| {}).await
+}
+
+/// [`evaluate`], calling `progress(images evaluated, images)` after each batch.
+pub async fn evaluate_with_progress(
+    model: &VisionTransformer,
+    set: &ImageSet,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<TestEvaluation, TrainingError> {
     let device = model.class_token.val().device();
     let indices: Vec<usize> = (0..set.len()).collect();
     let mut rng = Pcg32::new(0, 0); // unused by AugmentRecipe::None
     let mut loss_sum: Option<Tensor<1>> = None;
     let mut correct_sum: Option<Tensor<1, Int>> = None;
     let mut predictions = Vec::new();
-    for chunk in indices.chunks(EVALUATION_BATCH) {
+    for (number, chunk) in indices.chunks(EVALUATION_BATCH).enumerate() {
         let batch = crate::data::batch::assemble_batch(set, chunk, AugmentRecipe::None, &mut rng);
         let (images, labels) = batch_tensors(batch, &device);
         let output = evaluate_batch(model, images, labels);
@@ -359,6 +382,7 @@ pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<TestE
         loss_sum = Some(match loss_sum { Some(sum) => sum + weighted, None => weighted });
         correct_sum = Some(match correct_sum { Some(sum) => sum + output.correct, None => output.correct });
         predictions.push(output.predictions);
+        progress(number * EVALUATION_BATCH + chunk.len(), set.len());
     }
     let (Some(loss_sum), Some(correct_sum)) = (loss_sum, correct_sum) else {
         return Ok(TestEvaluation { loss: f32::NAN, accuracy: 0.0, predictions: Vec::new() });

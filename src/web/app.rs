@@ -30,7 +30,17 @@ pub struct App {
     /// reports during training.
     pub probe: Vec<u8>,
     pub worker: Worker,
+    /// The threads the worker was started with (1: the single-threaded module), to start another
+    /// like it if it dies.
+    pub worker_threads: usize,
     pub worker_ready: bool,
+    /// When the worker last sent anything, and the longest a training step took so far, in
+    /// milliseconds: how the page notices a worker that stopped answering.
+    pub worker_heard_ms: f64,
+    pub slowest_step_ms: f64,
+    pub last_step_ms: f64,
+    /// Training is paused: the worker is silent on purpose.
+    pub paused: bool,
     pub dataset_ready: bool,
     pub training: bool,
     /// The current model's weight file (safetensors) and what it says, when it came from one

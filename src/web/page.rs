@@ -14,7 +14,9 @@ use super::adapter::{adapter_summary, init_device, thread_support};
 use super::app::{App, Change, SharedApp, send, show_error};
 use super::{dom, measure, workers};
 use super::views::{charts, compute, dataset, explanation, model, photo, positions, probe, test_set, training, weights};
-use crate::compute::{ComputePath, PathRequest, choose_path, measurement_key, parse_threads, plan_threads};
+use crate::compute::{
+    ComputePath, PathRequest, choose_path, measurement_key, parse_threads, plan_threads, stall_limit_seconds, stalled_worker_message,
+};
 use crate::inference::AttentionView;
 use crate::model::Preset;
 use crate::protocol::{WorkerInput, WorkerOutput};
@@ -70,7 +72,12 @@ async fn start_up() -> Result<(), String> {
         config,
         probe: sample.input.clone(),
         worker: workers::start(worker_threads)?,
+        worker_threads,
         worker_ready: false,
+        worker_heard_ms: dom::now_ms(),
+        paused: false,
+        slowest_step_ms: 0.0,
+        last_step_ms: 0.0,
         dataset_ready: false,
         training: false,
         weights: None,
@@ -93,6 +100,7 @@ async fn start_up() -> Result<(), String> {
     explanation::wire(&app);
     weights::load_pretrained(&app).await; // explains the sample with whatever weights it ends with
     listen_to_worker(&app);
+    watch_worker(&app);
     dataset::wire(&app);
     training::wire(&app);
     weights::wire(&app);
@@ -143,8 +151,14 @@ fn listen_to_worker(app: &SharedApp) {
             Err(error) => show_error(&format!("unreadable message from the worker: {error}")),
         }
     });
-    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(|_| {
-        show_error("the training worker failed to start or crashed; reload the page");
+    let error_app = app.clone();
+    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |event: web_sys::Event| {
+        let reason = Reflect::get(&event, &"message".into()).ok().and_then(|message| message.as_string()).unwrap_or_default();
+        if error_app.borrow().worker_ready {
+            replace_worker(&error_app, &format!("Training stopped: the worker crashed ({reason}). The page's weights are kept, and the last saved epoch is offered to continue from."));
+        } else {
+            show_error(&format!("the training worker failed to start ({reason}); reload the page"));
+        }
     });
     let app = app.borrow();
     app.worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -153,7 +167,69 @@ fn listen_to_worker(app: &SharedApp) {
     on_error.forget();
 }
 
+/// Checks every second that a training worker still answers, and replaces one that stopped.
+fn watch_worker(app: &SharedApp) {
+    let app = app.clone();
+    let check = Closure::<dyn Fn()>::new(move || {
+        // Only a pool can leave the worker waiting silently; a one-thread worker that crashes
+        // raises an error event instead.
+        let (working, compute, heard, slowest) = {
+            let app = app.borrow();
+            (app.training && !app.paused && app.worker_threads > 1, app.compute, app.worker_heard_ms, app.slowest_step_ms)
+        };
+        let silent_seconds = (dom::now_ms() - heard) / 1000.0;
+        if working && silent_seconds > stall_limit_seconds(compute, slowest / 1000.0) {
+            replace_worker(&app, &stalled_worker_message(silent_seconds));
+        }
+    });
+    if let Some(window) = web_sys::window() {
+        let _ = window.set_interval_with_callback_and_timeout_and_arguments_0(check.as_ref().unchecked_ref(), 1_000);
+    }
+    check.forget(); // lives as long as the page
+}
+
+/// Ends a worker that died or stopped answering and starts another like it, which loads the
+/// dataset again (from browser storage) and offers the last checkpoint.
+fn replace_worker(app: &SharedApp, message: &str) {
+    let threads = {
+        let mut app = app.borrow_mut();
+        app.worker.terminate();
+        app.worker_ready = false;
+        app.dataset_ready = false;
+        app.worker_threads
+    };
+    training::on_output(app, WorkerOutput::TrainingFailed { message: message.to_string() });
+    match workers::start(threads) {
+        Ok(worker) => {
+            {
+                let mut app = app.borrow_mut();
+                app.worker = worker;
+                app.worker_heard_ms = dom::now_ms();
+            }
+            listen_to_worker(app);
+        }
+        Err(problem) => show_error(&format!("{problem}; reload the page")),
+    }
+}
+
 fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>>) {
+    {
+        let now = dom::now_ms();
+        let mut app = app.borrow_mut();
+        app.worker_heard_ms = now;
+        match output {
+            WorkerOutput::TrainingStarted { .. } => (app.slowest_step_ms, app.last_step_ms, app.paused) = (0.0, now, false),
+            WorkerOutput::Step { step, .. } => {
+                if step > 1 {
+                    app.slowest_step_ms = app.slowest_step_ms.max(now - app.last_step_ms);
+                }
+                app.last_step_ms = now;
+            }
+            WorkerOutput::Paused => app.paused = true,
+            WorkerOutput::Resumed => app.paused = false,
+            _ => {}
+        }
+    }
     match output {
         WorkerOutput::WorkerReady { threads, note } => {
             app.borrow_mut().worker_ready = true;

@@ -505,7 +505,11 @@ async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Res
         }
         let epoch_seconds = now_seconds() - epoch_started - paused_seconds;
         train_seconds += epoch_seconds;
-        let metrics = session.finish_epoch(epoch_seconds).await.map_err(|error| note_device_loss(error).to_string())?;
+        let evaluating = |done, total| post(&WorkerOutput::Evaluating { done, total }, None);
+        let metrics = session
+            .finish_epoch_with_progress(epoch_seconds, evaluating)
+            .await
+            .map_err(|error| note_device_loss(error).to_string())?;
         // burn reads the optimizer's state synchronously: possible on the CPU, not on WebGPU.
         let checkpoint = session.checkpoint(compute == ComputePath::Cpu).await.map_err(|error| note_device_loss(error).to_string())?;
         let evaluation = session.last_evaluation().cloned().expect("an epoch just finished");

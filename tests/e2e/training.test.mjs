@@ -160,11 +160,12 @@ test("a weight file of the other preset switches the page to that preset", { ski
   await page.close();
 });
 
-test("each epoch is checkpointed: after a reload the run resumes, and its weights can be used", async () => {
+test("each epoch is checkpointed: after a reload the run resumes, in the other wasm module too, and its weights can be used", async () => {
   const context = await shared.browser.newContext({ viewport: { width: 1100, height: 1600 } });
   const page = await context.newPage();
   await page.goto(`${shared.server.url}${SMALL}`);
   await datasetReady(page);
+  const threads = Number(await page.locator("#compute-threads").getAttribute("data-threads"));
   assert.equal(await page.locator("#checkpoint-offer").isHidden(), true, "a fresh browser has no checkpoint");
   await page.fill("#recipe-form [name=epochs]", "2");
   await page.fill("#recipe-form [name=batch]", "64");
@@ -173,9 +174,11 @@ test("each epoch is checkpointed: after a reload the run resumes, and its weight
   await page.click("#train-stop");
   await page.waitForSelector("#train-status:has-text('stopped')", { timeout: 5 * MINUTES });
 
-  // As after a crash: a reload offers the run back.
-  await page.reload();
+  // As after a crash: a reload offers the run back, here in the single-threaded module where the
+  // run was written by the threaded one.
+  await page.goto(`${shared.server.url}${SMALL}&threads=1`);
   await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
+  assert.equal(await page.locator("#compute-threads").getAttribute("data-threads"), "1");
   assert.match(await page.locator("#checkpoint-text").textContent(), /stopped after epoch 1 of 2 \(tiny preset, test accuracy \d+\.\d%\)\. Resume it, or use its weights/);
   await datasetReady(page);
   await page.waitForFunction(() => !document.querySelector("#checkpoint-resume").disabled);
@@ -185,8 +188,10 @@ test("each epoch is checkpointed: after a reload the run resumes, and its weight
   assert.deepEqual(epochs, ["1", "2"], "epoch 1 from the checkpoint, epoch 2 trained after the reload");
   assert.equal(await page.locator("#accuracy-chart").getAttribute("data-points"), "4");
 
-  await page.reload();
+  // And back: the threaded module reads what the single-threaded one wrote.
+  await page.goto(`${shared.server.url}${SMALL}`);
   await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
+  assert.equal(Number(await page.locator("#compute-threads").getAttribute("data-threads")), threads);
   assert.match(await page.locator("#checkpoint-text").textContent(), /finished after epoch 2 of 2/);
   assert.equal(await page.locator("#checkpoint-resume").isHidden(), true, "a finished run has nothing to resume");
   await page.click("#checkpoint-use");
@@ -295,6 +300,40 @@ test("a lost GPU device stops the run with a message, keeps the page's weights a
   await page.selectOption("#compute-select", "cpu");
   await page.waitForURL(/compute=cpu/);
   await page.waitForFunction(() => !document.querySelector("#checkpoint-resume").disabled, null, { timeout: 5 * MINUTES });
+  await page.click("#checkpoint-resume");
+  await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
+  await context.close();
+});
+
+test("a thread of the worker's pool that dies ends the run with a message, and its last checkpoint is offered", async () => {
+  const context = await shared.browser.newContext({ viewport: { width: 1100, height: 1600 } });
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
+  await datasetReady(page);
+  assert.ok(Number(await page.locator("#compute-threads").getAttribute("data-threads")) >= 2, "a threaded worker");
+  await page.fill("#recipe-form [name=epochs]", "3");
+  await page.fill("#recipe-form [name=batch]", "64");
+  await page.click("#train-start");
+  await page.waitForFunction(() => document.querySelector("#checkpoint-status").textContent.startsWith("Saved in this browser after epoch 1"), null, { timeout: 10 * MINUTES });
+
+  // One of the pool's web workers stops as if it ran out of memory: its JavaScript execution is
+  // terminated over the DevTools protocol, and the worker waits for it forever.
+  const poolUrls = new Set(page.workers().map((worker) => worker.url()).filter((url) => url.startsWith("blob:")));
+  const cdp = await shared.browser.newBrowserCDPSession();
+  const { targetInfos } = await cdp.send("Target.getTargets");
+  const thread = targetInfos.find((target) => target.type === "worker" && poolUrls.has(target.url));
+  assert.ok(thread, "the pool's workers are DevTools targets");
+  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId: thread.targetId, flatten: false });
+  await cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id: 1, method: "Runtime.terminateExecution" }) });
+
+  await page.waitForSelector("#error:not([hidden])", { timeout: 5 * MINUTES });
+  assert.match(await page.locator("#error").textContent(), /the worker sent nothing for \d+ s, as when a thread of its pool runs out of memory or crashes/);
+  assert.equal(await page.locator("#train-status").textContent(), "failed");
+  await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
+  assert.match(await page.locator("#checkpoint-text").textContent(), /stopped after epoch [12] of 3/);
+  // A new worker took its place: the run continues from the checkpoint.
+  await datasetReady(page);
+  await page.waitForFunction(() => !document.querySelector("#checkpoint-resume").disabled);
   await page.click("#checkpoint-resume");
   await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
   await context.close();

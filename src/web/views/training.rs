@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{HtmlButtonElement, HtmlElement, HtmlProgressElement};
 
 use crate::compute::ComputePath;
-use crate::display::{bytes, duration};
+use crate::display::{bytes, duration, group_thousands};
 use crate::model::Preset;
 use crate::protocol::{CheckpointSummary, WorkerInput, WorkerOutput};
 use crate::training::{EpochMetrics, MetricsHistory, RecipeForm, StepPoint};
@@ -203,6 +203,9 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
                 app.borrow_mut().history.steps.push(StepPoint { step, loss });
                 changed(app, Change::History);
             }
+        }
+        WorkerOutput::Evaluating { done, total } => {
+            set_text("epoch-text", &format!("evaluating the test set: {} of {} images", group_thousands(done), group_thousands(total)));
         }
         WorkerOutput::CheckpointSaved { epoch, bytes: size } => {
             set_hidden("checkpoint-error", true);
