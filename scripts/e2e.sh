@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the release page and tests it end to end in Debian's Chromium (tests/e2e).
-# Expects scripts/setup.sh to have run (scripts/test.sh does that).
+# Builds the static site (scripts/build-site.sh: the page, both wasm modules, the service worker)
+# and tests it end to end in Debian's Chromium (tests/e2e), served by a plain static file server
+# with no special headers, as a static host serves it. Expects scripts/setup.sh to have run
+# (scripts/test.sh does that).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/prepare-data.sh
@@ -11,5 +13,5 @@ source scripts/fetch-photo.sh
 # Weight files the tests upload (a small-preset model), written by a native test.
 export E2E_FIXTURES_DIR="$HOME/.cache/vit-web/e2e-fixtures"
 cargo test --quiet --locked --test weights writes_e2e_fixtures >/dev/null
-trunk build --release --offline
+bash scripts/build-site.sh
 (cd tests/e2e && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; } && npm test)

@@ -13,7 +13,7 @@ use web_sys::MessageEvent;
 use super::adapter::{adapter_summary, init_device, thread_support};
 use super::app::{App, Change, SharedApp, send, show_error};
 use super::{dom, measure, workers};
-use super::views::{charts, compute, dataset, explanation, model, photo, positions, probe, test_set, training, weights};
+use super::views::{charts, compute, dataset, explanation, model, photo, positions, probe, site, test_set, training, weights};
 use crate::compute::{
     ComputePath, PathRequest, choose_path, measurement_key, parse_threads, plan_threads, stall_limit_seconds, stalled_worker_message,
 };
@@ -27,6 +27,7 @@ const SAMPLE_IMAGE: &str = "samples/chelsea.png";
 const DATASET_MANIFEST: &str = "data/manifest.json";
 
 pub async fn run() {
+    site::start().await;
     if let Err(message) = start_up().await {
         show_error(&message);
     }

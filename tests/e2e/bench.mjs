@@ -8,7 +8,7 @@
 // BENCH_DATASET (data/curve/manifest.json, 2,000 training images, where present) is what trains.
 import { resolve } from "node:path";
 import { chromium } from "playwright-core";
-import { serve } from "./server.mjs";
+import { ISOLATION, serve } from "./server.mjs";
 
 const DIST = resolve(import.meta.dirname, "../../dist");
 const ARGS = [
@@ -17,7 +17,9 @@ const ARGS = [
 ];
 const TRAIN_DATASET = process.env.BENCH_DATASET ?? "data/curve/manifest.json";
 const TRAIN_IMAGES = Number(process.env.BENCH_TRAIN_IMAGES ?? 2000);
-const server = await serve(DIST);
+// Served with the isolation headers, so that every page starts isolated at once rather than after
+// its service worker's first install (what tests/e2e/site.test.mjs checks).
+const server = await serve(DIST, { headers: ISOLATION });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ARGS });
 const print = (record) => console.log(JSON.stringify(record));
 const sections = (process.env.BENCH_SECTIONS ?? "dataset,predict,train").split(",");

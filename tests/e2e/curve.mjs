@@ -4,10 +4,10 @@
 //   node tests/e2e/curve.mjs [dataset manifest URL] [epochs] [batch]
 import { resolve } from "node:path";
 import { chromium } from "playwright-core";
-import { serve } from "./server.mjs";
+import { ISOLATION, serve } from "./server.mjs";
 
 const [dataset = "data/curve/manifest.json", epochs = "10", batch = "64"] = process.argv.slice(2);
-const server = await serve(resolve(import.meta.dirname, "../../dist"));
+const server = await serve(resolve(import.meta.dirname, "../../dist"), { headers: ISOLATION });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   args: ["--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan", "--no-first-run"],

@@ -1,6 +1,8 @@
-// A static file server for dist/ on 127.0.0.1 with a free port, so the tests need no other tool.
+// A plain static file server for dist/ on 127.0.0.1 with a free port, so the tests need no other
+// tool: no isolation headers unless asked (`serve(root, { headers })`), as a static host serves
+// it; the page's service worker makes it cross-origin isolated.
 import { createServer } from "node:http";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 
 const TYPES = {
@@ -9,18 +11,22 @@ const TYPES = {
   ".json": "application/json", ".bin": "application/octet-stream", ".safetensors": "application/octet-stream",
 };
 
-export async function serve(root) {
+/** The headers that make a page cross-origin isolated, for benchmarks that time the page rather
+ *  than its service worker's first install. */
+export const ISOLATION = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
+
+export async function serve(root, { headers = {} } = {}) {
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname));
     const file = join(root, path.endsWith("/") ? `${path}index.html` : path);
     if (!file.startsWith(root)) return response.writeHead(403).end();
     try {
       const body = await readFile(file);
+      const { mtime: modified } = await stat(file);
       response.writeHead(200, {
         "content-type": TYPES[extname(file)] ?? "application/octet-stream",
-        // Cross-origin isolation, as a host should send it: lets the wasm CPU path use threads.
-        "cross-origin-opener-policy": "same-origin",
-        "cross-origin-embedder-policy": "require-corp",
+        "last-modified": modified.toUTCString(),
+        ...headers,
       });
       response.end(body);
     } catch {

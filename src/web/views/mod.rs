@@ -11,6 +11,7 @@ pub mod model;
 pub mod photo;
 pub mod positions;
 pub mod probe;
+pub mod site;
 pub mod test_set;
 pub mod training;
 pub mod weights;

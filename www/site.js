@@ -1,0 +1,53 @@
+// The page's side of its service worker (www/sw.js): registers it, makes the page cross-origin
+// isolated on a host that sends no isolation headers (one reload, once the worker is in charge),
+// and hands a waiting new deployment to `onUpdate` with a function that switches to it.
+const RELOADED = "vit-web.isolation-reload";
+
+/** Whether the service worker controls the page, waiting for a first one to install (false if
+ *  its install fails or takes over a minute: the page then starts without it). */
+async function inCharge(registration) {
+  if (navigator.serviceWorker.controller) return true;
+  return new Promise((resolve) => {
+    navigator.serviceWorker.addEventListener("controllerchange", () => resolve(true), { once: true });
+    const installing = registration.installing ?? registration.waiting;
+    installing?.addEventListener("statechange", () => installing.state === "redundant" && resolve(false));
+    setTimeout(() => resolve(false), 60_000);
+  });
+}
+
+/** Registers the service worker. Calls `onReady(status)` once one is active: "offline" (the
+ *  site is cached) or "isolation" (a development build: headers only), or with why there is
+ *  none; and `onUpdate(activate)` when a new deployment waits. Never resolves when it reloads the
+ *  page to become cross-origin isolated. */
+export async function startServiceWorker(onUpdate, onReady) {
+  if (!("serviceWorker" in navigator)) return onReady("this browser has no service workers");
+  let registration;
+  try {
+    registration = await navigator.serviceWorker.register("sw.js");
+  } catch (error) {
+    return onReady(`the service worker could not be registered (${error.message})`);
+  }
+  if (!registration) return onReady("the browser declined the service worker");
+  if (!crossOriginIsolated && !sessionStorage.getItem(RELOADED) && await inCharge(registration)) {
+    sessionStorage.setItem(RELOADED, "1"); // once per tab: a browser that ignores the headers is not reloaded again
+    location.reload();
+    return new Promise(() => {});
+  }
+  const offer = (worker) => onUpdate(() => {
+    navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
+    worker.postMessage("activate-update");
+  });
+  // A new deployment's worker, once installed beside the one in charge (not the first one).
+  const watch = (worker) => {
+    if (!worker || !navigator.serviceWorker.controller) return;
+    if (worker.state === "installed") return offer(worker);
+    worker.addEventListener("statechange", () => worker.state === "installed" && offer(worker));
+  };
+  watch(registration.waiting ?? registration.installing);
+  registration.addEventListener("updatefound", () => watch(registration.installing));
+  registration.update().catch(() => {}); // offline, or the host is away: the kept copy runs
+  navigator.serviceWorker.ready.then(async () => {
+    const precached = (await caches.keys()).some((name) => name.startsWith("vit-web-site-"));
+    onReady(precached ? "offline" : "isolation");
+  });
+}
