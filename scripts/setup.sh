@@ -92,6 +92,12 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$bindgen_ver
     log "cargo install wasm-bindgen-cli $bindgen_version (matches Cargo.lock; a few minutes)"
     cargo_install wasm-bindgen-cli "$bindgen_version"
 fi
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "0.15.1" ]; then
+    # `wasm-pack test --headless --chrome` runs the browser tests; CHROMEDRIVER (above) and the
+    # wasm-bindgen on PATH keep it from downloading either.
+    log "cargo install wasm-pack 0.15.1 (a few minutes)"
+    cargo_install wasm-pack 0.15.1
+fi
 if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "0.21.14" ]; then
     # 0.22 needs rustc >= 1.96.1; 0.21.14 builds with the compilers these machines have.
     log "cargo install trunk 0.21.14 (a few minutes)"

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Runs every test: native (cargo test), in-browser (wasm-bindgen-test in headless Chromium, on
-# WebGPU and on the wasm CPU backend), and the page end to end (trunk build + Playwright driving
-# Debian's Chromium). Installs whatever is missing first.
+# Runs every test: native (cargo test), the weight format against PyTorch, in-browser (wasm-pack
+# test: wasm-bindgen-test in headless Chromium, on WebGPU and on the wasm CPU backend), and the
+# static site end to end (Playwright driving Debian's Chromium). Installs whatever is missing first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 WITH_TORCH=1 source scripts/setup.sh
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Each layer's heading says how long the run has taken so far (the README quotes these).
+step() { printf '\n\033[1m== %s\033[0m (at %d min %02d s)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
 step "native tests (burn's CPU backend)"
 cargo test --locked
@@ -19,10 +20,14 @@ python3 tests/python/check_without_torch.py "$check_dir/weights.safetensors" "$c
 PYTORCH_CHECK_DIR=$check_dir cargo test --locked --test weights loads_the_pytorch_state_dict
 rm -rf "$check_dir"
 
-step "browser tests (headless Chromium: WebGPU and wasm CPU)"
-# SwiftShader runs WebGPU on the CPU: minutes, not seconds.
-WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} \
-    cargo test --locked --target wasm32-unknown-unknown --test browser
+step "the site (scripts/build-site.sh: the page, both wasm modules, the service worker)"
+bash scripts/build-site.sh
 
-step "page end to end (trunk build, Playwright + Chromium)"
+step "browser tests: wasm-pack test --headless --chrome (WebGPU and wasm CPU in headless Chromium)"
+# --release shares every compiled dependency with the site build above; SwiftShader runs WebGPU
+# on the CPU, so its tests take minutes, not seconds.
+WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} wasm-pack test --headless --chrome --release
+
+step "page end to end (dist/ from a plain static server, Playwright + Chromium)"
 bash scripts/e2e.sh
+step "all tests passed"

@@ -367,6 +367,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(target_family = "wasm"))]
     fn native_commands_get_their_backend() {
         assert!(native_device(NativeBackend::Flex).is_ok());
         #[cfg(not(feature = "wgpu"))]

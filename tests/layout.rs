@@ -1,13 +1,15 @@
 //! The crate's layers as ARCHITECTURE.md draws them, held by reading the sources: the operations
 //! use nothing of the crate above them, the model nothing but the operations, and no view of the
 //! page calls another view (they share `web::app` and are wired by `web::page`).
+// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+#![cfg(not(target_family = "wasm"))]
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 fn sources(folder: &str) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut folders = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join(folder)];
+    let mut folders = vec![PathBuf::from(folder)];
     while let Some(folder) = folders.pop() {
         for entry in fs::read_dir(&folder).unwrap_or_else(|error| panic!("{}: {error}", folder.display())) {
             let path = entry.expect("a readable folder").path();

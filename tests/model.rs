@@ -1,4 +1,6 @@
 //! Native checks of the model on burn's CPU backend: shapes, sizes, attention, learning.
+// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+#![cfg(not(target_family = "wasm"))]
 
 use burn::module::Module;
 use burn::tensor::{Device, Distribution, Int, Tensor, TensorData};

@@ -1,4 +1,6 @@
 //! The shared epoch loop on burn's CPU backend, driven the way the native trainer drives it.
+// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+#![cfg(not(target_family = "wasm"))]
 
 use burn::tensor::Device;
 use vit_web::data::ImageSet;

@@ -4,6 +4,8 @@
 //!
 //! `PYTORCH_CHECK_DIR=dir cargo test --test weights` also writes `dir/weights.safetensors` and
 //! `dir/expected.json` for `tests/python/check_pytorch_load.py`.
+// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+#![cfg(not(target_family = "wasm"))]
 
 use std::future::Future;
 use std::pin::pin;
