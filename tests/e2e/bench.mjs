@@ -4,6 +4,9 @@
 // BENCH_SECTIONS (dataset,predict,train) and BENCH_COMPUTE (cpu,webgpu) pick what runs;
 // WEBGPU_BATCH (8) and WEBGPU_STEPS (5; the span runs on to the next step whose loss the page reads)
 // size the WebGPU training run, which takes seconds to minutes per step on SwiftShader.
+// BENCH_SECTIONS also takes "visit" (what a first visit downloads, per path, until the page and the
+// dataset are ready) and "minutes" (the default recipe on the 20,000 images for BENCH_MINUTES (10)
+// of wall time: test accuracy at each epoch's end, and when it first reached 50 % and 55 %).
 // BENCH_THREADS (1,all) lists the CPU path's thread counts ("all": as many as the page plans);
 // BENCH_DATASET (data/curve/manifest.json, 2,000 training images, where present) is what trains.
 import { resolve } from "node:path";
@@ -26,6 +29,25 @@ const sections = (process.env.BENCH_SECTIONS ?? "dataset,predict,train").split("
 const computePaths = (process.env.BENCH_COMPUTE ?? "cpu,webgpu").split(",");
 
 try {
+  // 0. A first visit, as a person's browser makes it: everything the host sends (the service worker
+  //    keeps both wasm modules and the weights for offline use) until the page and the dataset are
+  //    ready, in bytes as served (uncompressed here) and seconds over loopback.
+  for (const compute of sections.includes("visit") ? computePaths : []) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    server.sent();
+    const started = Date.now();
+    await page.goto(`${server.url}?compute=${compute}`);
+    await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
+    await page.waitForSelector("#offline-status[data-status]", { timeout: 600_000 });
+    const seconds = (Date.now() - started) / 1000;
+    await page.waitForTimeout(1000); // the service worker's last precache fetches
+    const { bytes, files } = server.sent();
+    print({ bench: "browser_first_visit", compute, bytes, files, seconds,
+      threads: Number(await page.locator("#compute-threads").getAttribute("data-threads")) });
+    await context.close();
+  }
+
   // 1. The prepared dataset, cold: download + verify + decode + store, then a warm reload.
   if (sections.includes("dataset")) {
     const context = await browser.newContext();
@@ -107,6 +129,30 @@ try {
       first_step_seconds: (first.at - started) / 1000,
       later_seconds_per_step: last.step > 1 ? (last.at - first.at) / 1000 / (last.step - 1) : null,
       wall_seconds: (Date.now() - started) / 1000 });
+    await page.click("#train-stop").catch(() => {});
+    await page.close();
+  }
+
+  // 4. Time to accuracy: the default recipe on the page's dataset for BENCH_MINUTES of wall time.
+  if (sections.includes("minutes")) {
+    const minutes = Number(process.env.BENCH_MINUTES ?? 10);
+    const page = await browser.newPage();
+    await page.goto(`${server.url}?compute=cpu`);
+    await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
+    await page.waitForSelector("#evaluation-summary[data-accuracy]", { timeout: 1_800_000 });
+    const started = Date.now();
+    await page.click("#train-start");
+    const epochs = [];
+    while (Date.now() - started < minutes * 60_000) {
+      await page.waitForTimeout(2000);
+      const rows = await page.$$eval("#epoch-table tbody tr", (rows) => rows.map((row) => [...row.cells].map((cell) => cell.textContent)));
+      for (const row of rows.slice(epochs.length)) epochs.push({ epoch: Number(row[0]), test_accuracy: parseFloat(row[4]), minutes: (Date.now() - started) / 60_000 });
+      if (await page.locator("#train-status").textContent() === "finished") break;
+    }
+    const reached = (percent) => epochs.find((epoch) => epoch.test_accuracy >= percent)?.minutes ?? null;
+    print({ bench: "browser_minutes", minutes, threads: Number(await page.locator("#compute-threads").getAttribute("data-threads")),
+      steps: await page.locator("#step-text").textContent(), epochs,
+      accuracy_at_end: epochs.at(-1)?.test_accuracy ?? null, minutes_to_50: reached(50), minutes_to_55: reached(55) });
     await page.click("#train-stop").catch(() => {});
     await page.close();
   }

@@ -16,6 +16,7 @@ const TYPES = {
 export const ISOLATION = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
 
 export async function serve(root, { headers = {} } = {}) {
+  let sent = { bytes: 0, files: 0 };
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname));
     const file = join(root, path.endsWith("/") ? `${path}index.html` : path);
@@ -28,11 +29,18 @@ export async function serve(root, { headers = {} } = {}) {
         "last-modified": modified.toUTCString(),
         ...headers,
       });
+      sent.bytes += body.length;
+      sent.files += 1;
       response.end(body);
     } catch {
       response.writeHead(404).end("not found");
     }
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/`,
+    close: () => server.close(),
+    /** What the server sent since the last call: bytes and files. */
+    sent: () => { const counted = sent; sent = { bytes: 0, files: 0 }; return counted; },
+  };
 }

@@ -224,5 +224,6 @@ test("the page fits a phone-width screen", async () => {
   await assertTopFive(page);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `nothing sticks out sideways (${overflow} px)`);
+  if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/phone.png` });
   await page.close();
 });
