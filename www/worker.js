@@ -7,16 +7,32 @@
 // page's own module: burn's CPU backend on one thread, and WebGPU.
 const threads = Number(new URL(import.meta.url).searchParams.get("threads") ?? "1");
 
+/** Instantiates a wasm-bindgen module, downloading it again (twice at most) when the download is
+ *  cut off. On a first visit the service worker's install fetches the same files, and Chromium
+ *  can abort the worker's stream of a file that the install is revalidating ("Response body
+ *  loading was aborted"); the next try is served whole. */
+async function instantiate(module) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await module.default();
+    } catch (error) {
+      if (attempt === 3 || !(error instanceof TypeError)) throw error;
+      console.warn(`the wasm module's download was cut off (${error.message}); trying again`);
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
+  }
+}
+
 async function startThreaded() {
   const threaded = await import("./threads/vit-web.js");
-  await threaded.default();
+  await instantiate(threaded);
   await threaded.initThreadPool(threads);
   threaded.worker_start(null);
 }
 
 async function startSingle(note) {
   const single = await import("./vit-web.js");
-  await single.default();
+  await instantiate(single);
   single.worker_start(note);
 }
 

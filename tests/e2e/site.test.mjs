@@ -37,6 +37,20 @@ test("without a service worker (and no headers) the page runs on one thread and 
   await context.close();
 });
 
+test("a training worker whose wasm download is cut off downloads it again and starts", async () => {
+  // On a first visit to a host that sends the isolation headers, the service worker's install
+  // revalidates the files the worker is streaming, and Chromium can cut the worker's stream off.
+  const context = await shared.browser.newContext({ serviceWorkers: "block" });
+  let downloads = 0;
+  await context.route("**/vit-web_bg.wasm", (route) => (++downloads === 2 ? route.abort("connectionaborted") : route.continue()));
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}${SMALL}&threads=1`);
+  assert.equal(await datasetReady(page), "network", "the worker started and loaded the dataset");
+  assert.ok(downloads >= 3, `the page's download, the worker's cut-off one and its second try (${downloads})`);
+  assert.equal(await page.locator("#error").isHidden(), true, await page.locator("#error").textContent());
+  await context.close();
+});
+
 test("after one visit the page works offline: it reloads, predicts and trains with the network gone", async () => {
   const context = await shared.browser.newContext();
   const page = await context.newPage();
