@@ -8,8 +8,8 @@ import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
 
 const DIST = resolve(import.meta.dirname, "../../dist");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const ARGS = [
+export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+export const ARGS = [
   "--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan",
   "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
   // A synthetic camera that needs no permission prompt, for the webcam input.

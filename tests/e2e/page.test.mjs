@@ -2,7 +2,8 @@
 // prediction, on WebGPU (SwiftShader here), on the wasm CPU path, and without WebGPU at all.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MINUTES, SCREENSHOTS, assertTopFive, openPage } from "./harness.mjs";
+import { chromium } from "playwright-core";
+import { ARGS, CHROMIUM, MINUTES, SCREENSHOTS, assertTopFive, openPage, shared } from "./harness.mjs";
 
 /** The sample photo's prediction with the shipped weights, which know a cat when they see one. */
 async function assertPrediction(page) {
@@ -60,6 +61,24 @@ test("without WebGPU the page says so and still predicts on the CPU", async () =
   assert.match(await page.locator("#compute-reason").textContent(), /no WebGPU adapter/);
   await assertPrediction(page);
   await page.close();
+});
+
+test("a Chromium as most people have it on Linux (WebGPU not enabled: no adapter) runs on the CPU and predicts", async () => {
+  // Without --enable-unsafe-webgpu, Linux Chromium has navigator.gpu but gives no adapter.
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS.filter((arg) => arg !== "--enable-unsafe-webgpu") });
+  try {
+    const page = await browser.newPage();
+    await page.goto(shared.server.url);
+    await page.waitForSelector("body[data-ready=true], #error:not([hidden])", { timeout: 15 * MINUTES });
+    assert.equal(await page.locator("#error").isHidden(), true, await page.locator("#error").textContent());
+    assert.equal(await page.evaluate(() => "gpu" in navigator), true, "the API is there");
+    assert.match(await page.locator("#adapter").textContent(), /no WebGPU/);
+    assert.equal(await page.locator("#compute-path").textContent(), "CPU (wasm)");
+    assert.match(await page.locator("#compute-reason").textContent(), /no WebGPU adapter/);
+    await assertPrediction(page);
+  } finally {
+    await browser.close();
+  }
 });
 
 test("where the page is cross-origin isolated the CPU path trains on a thread per core; ?threads=1 on one", async () => {
