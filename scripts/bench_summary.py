@@ -33,5 +33,8 @@ for r in each("wasm_size"):
 for r in each("browser_first_visit"):
     print(f"  first visit, {r['compute']} path: {r['bytes'] / 1e6:.1f} MB in {r['files']} files, ready in {r['seconds']:.1f} s")
 for r in each("browser_minutes"):
-    print(f"  {r['minutes']} minutes of the default recipe in the page ({r['threads']} threads): {r['accuracy_at_end']} % test accuracy, "
-          f"50 % after {r['minutes_to_50']} min, 55 % after {r['minutes_to_55']} min")
+    def after(minutes):
+        return "not reached" if minutes is None else f"after {minutes:.1f} min"
+
+    print(f"  {r['minutes']} minutes of the default recipe in the page ({r['threads']} threads, {r['steps']} steps): "
+          f"{r['accuracy_at_end']} % test accuracy; 50 % {after(r['minutes_to_50'])}, 55 % {after(r['minutes_to_55'])}")
