@@ -43,6 +43,11 @@ pub async fn sleep_ms(milliseconds: i32) {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// A string property of a thrown JavaScript value (`"message"`, `"name"`), or "" where it has none.
+pub fn error_field(error: &wasm_bindgen::JsValue, field: &str) -> String {
+    js_sys::Reflect::get(error, &field.into()).ok().and_then(|value| value.as_string()).unwrap_or_default()
+}
+
 pub fn now_ms() -> f64 {
     web_sys::window().and_then(|window| window.performance()).map(|p| p.now()).unwrap_or(0.0)
 }

@@ -21,7 +21,7 @@ fn global_call(name: &str, argument: &JsValue, second: Option<&JsValue>) -> Resu
 
 /// A browser error in words; a full storage quota, the error a person can act on, is named as such.
 pub fn describe(error: JsValue) -> String {
-    let name = Reflect::get(&error, &"name".into()).ok().and_then(|name| name.as_string()).unwrap_or_default();
+    let name = crate::web::dom::error_field(&error, "name");
     match name.as_str() {
         "QuotaExceededError" => "the browser's storage quota for this page is full; free space or download the weights".into(),
         "NotSupportedError" => "this browser cannot keep files for the page".into(),

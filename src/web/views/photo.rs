@@ -39,7 +39,7 @@ async fn decode(source: &JsValue, name: &str) -> Result<Picture, String> {
     let decoded = decode_centre_square(source, SQUARE_SIDE as u32, PREVIEW_MAX)
         .await
         .map_err(|error| {
-            let reason = Reflect::get(&error, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_default();
+            let reason = dom::error_field(&error, "message");
             format!("{name} cannot be used: {reason}")
         })?;
     let field = |key: &str| Reflect::get(&decoded, &key.into()).expect("decodeCentreSquare returns an object");
@@ -237,7 +237,7 @@ async fn start_camera() -> Result<(), String> {
     let stream: MediaStream = JsFuture::from(request)
         .await
         .map_err(|error| {
-            let name = Reflect::get(&error, &"name".into()).ok().and_then(|name| name.as_string()).unwrap_or_default();
+            let name = dom::error_field(&error, "name");
             match name.as_str() {
                 "NotAllowedError" => "the camera was not allowed; allow it in the browser's site settings to use it".to_string(),
                 "NotFoundError" | "OverconstrainedError" => "no camera was found on this device".to_string(),

@@ -6,7 +6,7 @@ use js_sys::Function;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use crate::web::dom::{element, set_hidden, set_text};
+use crate::web::dom::{element, error_field, set_hidden, set_text};
 
 #[wasm_bindgen(module = "/www/site.js")]
 extern "C" {
@@ -37,7 +37,7 @@ pub async fn start() {
     });
     if let Err(error) = start_service_worker(on_update.as_ref().unchecked_ref(), on_ready.as_ref().unchecked_ref()).await {
         // The page works without one, online and on one thread; say why it is not kept.
-        let reason = js_sys::Reflect::get(&error, &"message".into()).ok().and_then(|message| message.as_string()).unwrap_or_default();
+        let reason = error_field(&error, "message");
         set_text("offline-status", &format!("Not kept for offline use: the service worker failed ({reason})."));
     }
     on_update.forget(); // both are called for as long as the page lives
