@@ -172,6 +172,13 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    pub fn speed(&self, path: ComputePath) -> PathSpeed {
+        match path {
+            ComputePath::WebGpu => self.webgpu,
+            ComputePath::Cpu => self.cpu,
+        }
+    }
+
     /// WebGPU where it trained faster than the CPU path; the CPU path where it did not, or where
     /// WebGPU ran out of time before it could show.
     pub fn faster(&self) -> ComputePath {

@@ -80,7 +80,7 @@ mod native {
 
     pub fn run(arguments: Arguments) -> Result<(), String> {
         let Arguments { archive, steps, untimed, batches, sections, recipe, backend } = arguments;
-        let recipes = batches.iter().map(|&batch| recipe.recipe(batch)).collect::<Result<Vec<_>, _>>()?;
+        let recipes = batches.iter().map(|&batch| recipe.recipe(Some(batch))).collect::<Result<Vec<_>, _>>()?;
         let device = vit_web::compute::native_device(backend.backend)?;
         let context = Context { device, backend: backend.backend.name(), threads: rayon::current_num_threads() };
         println!("{}", machine_line(&context));

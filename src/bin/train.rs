@@ -54,12 +54,12 @@ mod native {
         /// Where the weights go (safetensors), rewritten after every epoch
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
-        /// The per-epoch metrics as JSON, written at the end
+        /// The recipe and the per-epoch (and logged steps') metrics as JSON, written at the end
         #[arg(long, value_name = "FILE")]
         metrics: Option<PathBuf>,
-        /// Images per optimiser step
-        #[arg(long, default_value_t = TrainingRecipe::default().batch_size)]
-        batch: usize,
+        /// Images per optimiser step [the recipe's]
+        #[arg(long)]
+        batch: Option<usize>,
         /// Which training images
         #[arg(long, value_enum, default_value_t = SubsetArg::First)]
         subset: SubsetArg,
@@ -133,7 +133,7 @@ mod native {
         let history = session.history().clone();
         println!("history   {}", serde_json::to_string(&history.epochs).expect("metrics serialise"));
         if let Some(path) = &arguments.metrics {
-            let json = serde_json::to_string(&history).expect("metrics serialise");
+            let json = serde_json::json!({ "recipe": recipe, "epochs": history.epochs, "steps": history.steps }).to_string();
             std::fs::write(path, json).map_err(|error| format!("{}: {error}", path.display()))?;
         }
         Ok(())

@@ -11,7 +11,7 @@ use crate::compute::NativeBackend;
 use crate::data::augment::AugmentRecipe;
 use crate::data::subset::SubsetRule;
 use crate::model::Preset;
-use crate::training::{OptimizerRecipe, TrainingRecipe};
+use crate::training::{NamedRecipe, TrainingRecipe};
 
 /// CIFAR-10's binary archive.
 #[derive(Debug, Clone, Args)]
@@ -29,59 +29,63 @@ pub struct BackendArg {
     pub backend: NativeBackend,
 }
 
-/// Everything of a training recipe but the batch size (`train` takes one, `bench` a list).
+/// A training recipe: a named one, with any of its values changed by the flags below (`train`
+/// takes the batch size on its own, `bench` a list of them).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Recipe")]
 pub struct RecipeArgs {
-    /// Model size
-    #[arg(long, value_enum, default_value_t = TrainingRecipe::default().preset)]
-    pub preset: Preset,
-    /// Epochs; the cosine learning-rate schedule spans all of them
-    #[arg(long, default_value_t = TrainingRecipe::default().epochs)]
-    pub epochs: usize,
-    /// AdamW's peak learning rate
-    #[arg(long = "lr", value_name = "RATE", allow_negative_numbers = true, default_value_t = OptimizerRecipe::default().learning_rate)]
-    pub learning_rate: f64,
-    /// AdamW's decoupled weight decay
-    #[arg(long, value_name = "FACTOR", allow_negative_numbers = true, default_value_t = OptimizerRecipe::default().weight_decay)]
-    pub weight_decay: f64,
-    /// Steps of linear warm-up before the cosine decay
-    #[arg(long, value_name = "STEPS", default_value_t = OptimizerRecipe::default().warmup_steps)]
-    pub warmup: usize,
-    /// Label smoothing of the cross-entropy loss
-    #[arg(long, value_name = "FRACTION", allow_negative_numbers = true, default_value_t = OptimizerRecipe::default().label_smoothing)]
-    pub label_smoothing: f32,
-    /// Training-time augmentation
-    #[arg(long, value_enum, default_value_t = TrainingRecipe::default().augment)]
-    pub augment: AugmentRecipe,
+    /// The recipe to start from; the flags below change single values of it
+    #[arg(long, value_enum, default_value_t = NamedRecipe::Reference)]
+    pub recipe: NamedRecipe,
+    /// Model size [the recipe's: tiny]
+    #[arg(long, value_enum)]
+    pub preset: Option<Preset>,
+    /// Epochs; the cosine learning-rate schedule spans all of them [the recipe's]
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    /// AdamW's peak learning rate [the recipe's]
+    #[arg(long = "lr", value_name = "RATE", allow_negative_numbers = true)]
+    pub learning_rate: Option<f64>,
+    /// AdamW's decoupled weight decay [the recipe's]
+    #[arg(long, value_name = "FACTOR", allow_negative_numbers = true)]
+    pub weight_decay: Option<f64>,
+    /// Steps of linear warm-up before the cosine decay [the recipe's]
+    #[arg(long, value_name = "STEPS")]
+    pub warmup: Option<usize>,
+    /// Label smoothing of the cross-entropy loss [the recipe's]
+    #[arg(long, value_name = "FRACTION", allow_negative_numbers = true)]
+    pub label_smoothing: Option<f32>,
+    /// Training-time augmentation [the recipe's]
+    #[arg(long, value_enum)]
+    pub augment: Option<AugmentRecipe>,
     /// Seeds the weights, the subset, the order and the augmentation
     #[arg(long, default_value_t = TrainingRecipe::default().seed)]
     pub seed: u64,
 }
 
 impl RecipeArgs {
-    /// The recipe at `batch_size`, or a message that names the flag and the value it refuses.
-    pub fn recipe(&self, batch_size: usize) -> Result<TrainingRecipe, String> {
-        let recipe = TrainingRecipe {
-            preset: self.preset,
-            epochs: self.epochs,
-            batch_size,
-            optimizer: OptimizerRecipe {
-                learning_rate: self.learning_rate,
-                weight_decay: self.weight_decay,
-                warmup_steps: self.warmup,
-                label_smoothing: self.label_smoothing,
-            },
-            augment: self.augment,
-            seed: self.seed,
-        };
+    /// The named recipe with the flags' values (and `batch_size`, where given), or a message that
+    /// names the flag and the value it refuses.
+    pub fn recipe(&self, batch_size: Option<usize>) -> Result<TrainingRecipe, String> {
+        let mut recipe = self.recipe.recipe();
+        let optimizer = &mut recipe.optimizer;
+        optimizer.learning_rate = self.learning_rate.unwrap_or(optimizer.learning_rate);
+        optimizer.weight_decay = self.weight_decay.unwrap_or(optimizer.weight_decay);
+        optimizer.warmup_steps = self.warmup.unwrap_or(optimizer.warmup_steps);
+        optimizer.label_smoothing = self.label_smoothing.unwrap_or(optimizer.label_smoothing);
+        recipe.preset = self.preset.unwrap_or(recipe.preset);
+        recipe.epochs = self.epochs.unwrap_or(recipe.epochs);
+        recipe.batch_size = batch_size.unwrap_or(recipe.batch_size);
+        recipe.augment = self.augment.unwrap_or(recipe.augment);
+        recipe.seed = self.seed;
         recipe.validate().map_err(|error| {
+            let optimizer = &recipe.optimizer;
             let (flag, value) = match error.field {
-                "epochs" => ("--epochs", self.epochs.to_string()),
-                "batch size" => ("--batch", batch_size.to_string()),
-                "learning rate" => ("--lr", self.learning_rate.to_string()),
-                "weight decay" => ("--weight-decay", self.weight_decay.to_string()),
-                "label smoothing" => ("--label-smoothing", self.label_smoothing.to_string()),
+                "epochs" => ("--epochs", recipe.epochs.to_string()),
+                "batch size" => ("--batch", recipe.batch_size.to_string()),
+                "learning rate" => ("--lr", optimizer.learning_rate.to_string()),
+                "weight decay" => ("--weight-decay", optimizer.weight_decay.to_string()),
+                "label smoothing" => ("--label-smoothing", optimizer.label_smoothing.to_string()),
                 other => (other, String::new()),
             };
             format!("invalid value '{value}' for '{flag}': {}", error.problem)
@@ -124,17 +128,28 @@ impl ValueEnum for Preset {
 
 impl ValueEnum for AugmentRecipe {
     fn value_variants<'a>() -> &'a [Self] {
-        &[AugmentRecipe::Flip, AugmentRecipe::Heavy, AugmentRecipe::None]
+        &[AugmentRecipe::Flip, AugmentRecipe::Crop, AugmentRecipe::Heavy, AugmentRecipe::None]
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
         Some(match self {
             AugmentRecipe::None => PossibleValue::new("none").help("the images as stored"),
             AugmentRecipe::Flip => PossibleValue::new("flip").help("random horizontal flip, the reference's"),
+            AugmentRecipe::Crop => PossibleValue::new("crop").help("random crop with 4 pixels of padding, and flip"),
             AugmentRecipe::Heavy => {
                 PossibleValue::new("heavy").help("random resized crop, flip, rotation, colour jitter, erasing")
             }
         })
+    }
+}
+
+impl ValueEnum for NamedRecipe {
+    fn value_variants<'a>() -> &'a [Self] {
+        &NamedRecipe::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.key()).help(self.label()))
     }
 }
 
@@ -169,13 +184,21 @@ mod tests {
     #[test]
     fn no_flags_give_the_reference_recipe() {
         let command = parse(&[]).unwrap();
-        assert_eq!(command.recipe.recipe(256).unwrap(), TrainingRecipe::default());
+        assert_eq!(command.recipe.recipe(None).unwrap(), TrainingRecipe::default());
+    }
+
+    #[test]
+    fn a_named_recipe_takes_single_values_from_flags() {
+        let command = parse(&["--recipe", "best-10-epochs", "--epochs", "30", "--seed", "1"]).unwrap();
+        let best = NamedRecipe::BestInTenEpochs.recipe();
+        assert_eq!(command.recipe.recipe(None).unwrap(), TrainingRecipe { epochs: 30, seed: 1, ..best.clone() });
+        assert_eq!(command.recipe.recipe(Some(64)).unwrap().batch_size, 64);
     }
 
     #[test]
     fn flags_set_their_fields() {
         let command = parse(&["--lr", "1.5e-3", "--warmup", "100", "--label-smoothing", "0.1", "--augment", "heavy"]).unwrap();
-        let recipe = command.recipe.recipe(128).unwrap();
+        let recipe = command.recipe.recipe(Some(128)).unwrap();
         assert_eq!((recipe.batch_size, recipe.optimizer.learning_rate, recipe.optimizer.warmup_steps), (128, 1.5e-3, 100));
         assert_eq!((recipe.optimizer.label_smoothing, recipe.augment), (0.1, AugmentRecipe::Heavy));
     }
@@ -186,7 +209,7 @@ mod tests {
         assert!(unparsable.contains("'ten'") && unparsable.contains("--epochs"), "{unparsable}");
         let unknown = parse(&["--augment", "mixup"]).err().unwrap().to_string();
         assert!(unknown.contains("'mixup'") && unknown.contains("flip"), "{unknown}");
-        let out_of_range = parse(&["--lr", "-1"]).unwrap().recipe.recipe(256).unwrap_err();
+        let out_of_range = parse(&["--lr", "-1"]).unwrap().recipe.recipe(None).unwrap_err();
         assert_eq!(out_of_range, "invalid value '-1' for '--lr': must be a number above 0 and at most 1");
     }
 }

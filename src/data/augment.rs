@@ -22,6 +22,9 @@ pub const MEAN_COLOUR: [u8; 3] = [125, 123, 114];
 /// Random resized crop: the crop's share of the image's area, and its aspect-ratio range.
 pub const CROP_AREA: (f32, f32) = (0.6, 1.0);
 pub const CROP_ASPECT: (f32, f32) = (3.0 / 4.0, 4.0 / 3.0);
+/// Random crop with padding: the image shifted by up to this many pixels each way, what the
+/// shift uncovers black, as torchvision's `RandomCrop(32, padding=4)` (fill 0) does.
+pub const CROP_PADDING: usize = 4;
 /// Rotation: uniform in ±this many degrees.
 pub const ROTATION_DEGREES: f32 = 15.0;
 /// Colour jitter: brightness, contrast and saturation factors drawn from 1 ± this.
@@ -39,6 +42,9 @@ pub enum AugmentRecipe {
     /// Random horizontal flip, p = 0.5: the reference recipe.
     #[default]
     Flip,
+    /// Random crop with 4 pixels of padding, then random horizontal flip: the usual CIFAR
+    /// recipe of the ResNet and ViT literature.
+    Crop,
     /// Random resized crop, flip, rotation ±15°, colour jitter and random erasing.
     Heavy,
 }
@@ -53,6 +59,14 @@ pub fn augment(image: &[u8], out: &mut [u8], recipe: AugmentRecipe, rng: &mut Pc
         AugmentRecipe::None => out.copy_from_slice(image),
         AugmentRecipe::Flip => {
             out.copy_from_slice(image);
+            if rng.chance(0.5) {
+                flip_horizontal(out);
+            }
+        }
+        AugmentRecipe::Crop => {
+            let span = 2 * CROP_PADDING + 1;
+            let (dx, dy) = (rng.below(span) as isize, rng.below(span) as isize);
+            shift(image, out, dx - CROP_PADDING as isize, dy - CROP_PADDING as isize);
             if rng.chance(0.5) {
                 flip_horizontal(out);
             }
@@ -77,6 +91,31 @@ pub fn augment(image: &[u8], out: &mut [u8], recipe: AugmentRecipe, rng: &mut Pc
 pub fn flip_horizontal(image: &mut [u8]) {
     for row in image.chunks_exact_mut(IMAGE_SIDE) {
         row.reverse();
+    }
+}
+
+/// Moves the image `dx` pixels right and `dy` down; what moves in from outside is black. The
+/// 32×32 window at offset (padding − dx, padding − dy) of the zero-padded image.
+///
+/// # Shapes
+/// `image` and `out`: `[3, 32, 32]` planar u8.
+pub fn shift(image: &[u8], out: &mut [u8], dx: isize, dy: isize) {
+    assert!(image.len() == IMAGE_BYTES && out.len() == IMAGE_BYTES, "images are 3 × 32 × 32 bytes");
+    let side = IMAGE_SIDE as isize;
+    out.fill(0);
+    let width = (side - dx.abs()).max(0) as usize;
+    let (from_x, to_x) = if dx >= 0 { (0, dx as usize) } else { ((-dx) as usize, 0) };
+    for channel in 0..3 {
+        let plane = channel * IMAGE_PIXELS;
+        for y in 0..side {
+            let source_y = y - dy;
+            if !(0..side).contains(&source_y) || width == 0 {
+                continue;
+            }
+            let source = plane + source_y as usize * IMAGE_SIDE + from_x;
+            let target = plane + y as usize * IMAGE_SIDE + to_x;
+            out[target..target + width].copy_from_slice(&image[source..source + width]);
+        }
     }
 }
 
@@ -264,6 +303,45 @@ mod tests {
         }
         flip_horizontal(&mut image);
         assert_eq!(image, original);
+    }
+
+    #[test]
+    fn shift_moves_every_pixel_and_fills_black() {
+        let original = pattern();
+        let mut out = vec![7; IMAGE_BYTES];
+        shift(&original, &mut out, 0, 0);
+        assert_eq!(out, original);
+        for (dx, dy) in [(3, -2), (-4, 4), (1, 0), (0, -1)] {
+            shift(&original, &mut out, dx, dy);
+            for channel in 0..3 {
+                for y in 0..IMAGE_SIDE as isize {
+                    for x in 0..IMAGE_SIDE as isize {
+                        let (sx, sy) = (x - dx, y - dy);
+                        let inside = (0..32).contains(&sx) && (0..32).contains(&sy);
+                        let expected = if inside { at(&original, channel, sx as usize, sy as usize) } else { 0 };
+                        assert_eq!(at(&out, channel, x as usize, y as usize), expected, "shift ({dx}, {dy}) at ({x}, {y})");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn crop_shifts_by_at_most_the_padding_and_covers_every_offset() {
+        // A one-pixel image: where the pixel lands tells the shift (or its mirror).
+        let mut dot = vec![0; IMAGE_BYTES];
+        dot[16 * IMAGE_SIDE + 16] = 255;
+        let mut out = vec![0; IMAGE_BYTES];
+        let mut rng = Pcg32::new(3, 0);
+        let mut rows = std::collections::BTreeSet::new();
+        for _ in 0..2000 {
+            augment(&dot, &mut out, AugmentRecipe::Crop, &mut rng);
+            let at = out[..IMAGE_PIXELS].iter().position(|&value| value == 255).expect("the dot stays inside");
+            let (x, y) = (at % IMAGE_SIDE, at / IMAGE_SIDE);
+            assert!((12..=20).contains(&y) && (11..=20).contains(&x), "({x}, {y})");
+            rows.insert(y);
+        }
+        assert_eq!(rows.len(), 2 * CROP_PADDING + 1, "every vertical offset is drawn");
     }
 
     #[test]

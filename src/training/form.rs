@@ -27,6 +27,22 @@ fn number<T: std::str::FromStr>(field: &'static str, text: &str, what: &str) -> 
 }
 
 impl RecipeForm {
+    /// The fields that [`RecipeForm::parse`] reads back as `recipe`.
+    pub fn of(recipe: &TrainingRecipe) -> Self {
+        let optimizer = &recipe.optimizer;
+        RecipeForm {
+            preset: recipe.preset.name().into(),
+            epochs: recipe.epochs.to_string(),
+            batch_size: recipe.batch_size.to_string(),
+            learning_rate: optimizer.learning_rate.to_string(),
+            weight_decay: optimizer.weight_decay.to_string(),
+            warmup_steps: optimizer.warmup_steps.to_string(),
+            label_smoothing: optimizer.label_smoothing.to_string(),
+            augment: format!("{:?}", recipe.augment),
+            seed: recipe.seed.to_string(),
+        }
+    }
+
     pub fn parse(&self) -> Result<TrainingRecipe, RecipeError> {
         let recipe = TrainingRecipe {
             preset: self.preset.parse().map_err(|problem| RecipeError { field: "preset", problem })?,
@@ -41,6 +57,7 @@ impl RecipeForm {
             augment: match self.augment.as_str() {
                 "None" => AugmentRecipe::None,
                 "Flip" => AugmentRecipe::Flip,
+                "Crop" => AugmentRecipe::Crop,
                 "Heavy" => AugmentRecipe::Heavy,
                 other => return Err(RecipeError { field: "augmentation", problem: format!("unknown recipe '{other}'") }),
             },
@@ -72,6 +89,15 @@ mod tests {
     #[test]
     fn the_default_form_is_the_reference_recipe() {
         assert_eq!(reference().parse().unwrap(), TrainingRecipe::default());
+    }
+
+    #[test]
+    fn every_named_recipe_survives_the_form() {
+        assert_eq!(RecipeForm::of(&TrainingRecipe::default()), reference());
+        for named in crate::training::NamedRecipe::ALL {
+            let recipe = TrainingRecipe { seed: 7, augment: AugmentRecipe::Crop, ..named.recipe() };
+            assert_eq!(RecipeForm::of(&recipe).parse().unwrap(), recipe, "{named:?}");
+        }
     }
 
     #[test]

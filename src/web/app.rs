@@ -60,6 +60,11 @@ pub struct App {
     pub history: MetricsHistory,
     pub planned_epochs: usize,
     pub steps_per_epoch: usize,
+    /// The training images/s measured here on the path the page runs on, when it was measured
+    /// (what the time-budget recipe fits its epochs to).
+    pub measured_speed: Option<f64>,
+    /// Training and test images of the loaded dataset.
+    pub dataset_images: Option<(usize, usize)>,
     /// Updates the views that depend on a [`Change`]; set by the page when it starts.
     pub on_change: fn(&SharedApp, Change),
 }

@@ -15,7 +15,7 @@ use super::app::{App, Change, SharedApp, send, show_error};
 use super::{dom, measure, workers};
 use super::views::{charts, compute, dataset, explanation, model, photo, positions, probe, site, test_set, training, weights};
 use crate::compute::{
-    ComputePath, PathRequest, choose_path, measurement_key, parse_threads, plan_threads, stall_limit_seconds, stalled_worker_message,
+    ComputePath, PathRequest, SpeedBound, choose_path, measurement_key, parse_threads, plan_threads, stall_limit_seconds, stalled_worker_message,
 };
 use crate::inference::AttentionView;
 use crate::model::Preset;
@@ -63,6 +63,9 @@ async fn start_up() -> Result<(), String> {
     compute::show_threads(choice.path, &threads);
     // The worker's module follows the path: WebGPU lives only in the single-threaded module.
     let worker_threads = if choice.path == ComputePath::Cpu { threads.threads } else { 1 };
+    let measured_speed = measured.as_ref().map(|(measurement, _)| measurement.speed(choice.path)).and_then(|speed| {
+        (speed.bound == SpeedBound::Measured).then_some(speed.images_per_second)
+    });
 
     let config = Preset::Tiny.config();
     let sample = photo::load_sample(SAMPLE_IMAGE).await?;
@@ -92,6 +95,8 @@ async fn start_up() -> Result<(), String> {
         history: MetricsHistory::default(),
         planned_epochs: 10,
         steps_per_epoch: 0,
+        measured_speed,
+        dataset_images: None,
         on_change,
     }));
     model::show(&app);
@@ -244,10 +249,12 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
             {
                 let mut app = app.borrow_mut();
                 app.dataset_ready = true;
+                app.dataset_images = Some((train_images, test_images));
                 app.test_preview = test_preview;
                 app.test_labels = test_labels;
             }
             dataset::show_ready(source, train_images, test_images, seconds, warning.as_deref(), &preview);
+            training::dataset_changed(app);
             training::refresh_buttons(app);
             test_set::request_evaluation(app);
         }

@@ -58,6 +58,51 @@ test("bad recipe values get a message, not a crash", async () => {
   await page.close();
 });
 
+test("a named recipe fills the form, editing makes it Custom, and a run trains with what the form shows", async () => {
+  const page = await shared.browser.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
+  await datasetReady(page);
+  const field = (name) => page.locator(`#recipe-form [name=${name}]`).inputValue();
+  assert.equal(await page.locator("#recipe-named").inputValue(), "reference");
+  assert.match(await page.locator("#recipe-about").textContent(), /notebook's recipe.*59\.2 %/);
+  assert.deepEqual([await field("batch"), await field("lr"), await field("augment")], ["256", "0.001", "Flip"]);
+
+  await page.fill("#recipe-form [name=seed]", "3");
+  await page.selectOption("#recipe-named", "best-10-epochs");
+  const best = [await field("epochs"), await field("batch"), await field("warmup"), await field("smoothing")];
+  assert.notDeepEqual(best, ["10", "256", "0", "0"], "the best recipe is not the reference");
+  assert.equal(await field("seed"), "3", "the seed stays the person's");
+
+  // Without a measurement (the path was forced) the time-budget recipe says so and keeps its epochs.
+  await page.selectOption("#recipe-named", "10-minutes");
+  assert.match(await page.locator("#recipe-about").textContent(), /not measured/);
+  assert.ok(Number(await field("epochs")) < 10, "fewer epochs than the 10-epoch recipe");
+
+  await page.fill("#recipe-form [name=epochs]", "1");
+  assert.equal(await page.locator("#recipe-named").inputValue(), "custom", "an edited recipe is the person's own");
+  assert.match(await page.locator("#recipe-about").textContent(), /Your own values/);
+
+  // 512 images at the named recipe's batch: the worker got the form's recipe.
+  const batch = Number(await field("batch"));
+  await page.click("#train-start");
+  await page.waitForSelector(`#step-text:has-text('of ${Math.ceil(512 / batch)}')`, { timeout: 5 * MINUTES });
+  await page.click("#train-stop");
+  await page.close();
+});
+
+test("the time-budget recipe fits its epochs to the speed measured in this browser", async () => {
+  const context = await shared.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}?recipe=10-minutes&dataset=data/small/manifest.json`);
+  await page.waitForSelector("body[data-ready]", { timeout: 5 * MINUTES });
+  assert.equal(await page.locator("#recipe-named").inputValue(), "10-minutes", "?recipe= picks the recipe");
+  const about = await page.locator("#recipe-about").textContent();
+  const [, speed, epochs] = about.match(/Measured here: (\d+) images\/s, so (\d+) epochs? fit/) ?? [];
+  assert.ok(speed, about);
+  assert.equal(await page.locator("#recipe-form [name=epochs]").inputValue(), epochs);
+  await context.close();
+});
+
 test("a short run trains in the worker, can pause and resume, and updates the page's model", async () => {
   const page = await shared.browser.newPage({ viewport: { width: 1100, height: 1600 } });
   await page.goto(`${shared.server.url}${SMALL}`);

@@ -3,13 +3,13 @@
 use js_sys::Reflect;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{HtmlButtonElement, HtmlElement, HtmlProgressElement};
+use web_sys::{HtmlButtonElement, HtmlElement, HtmlProgressElement, HtmlSelectElement};
 
 use crate::compute::ComputePath;
 use crate::display::{bytes, duration, group_thousands};
 use crate::model::Preset;
 use crate::protocol::{CheckpointSummary, WorkerInput, WorkerOutput};
-use crate::training::{EpochMetrics, MetricsHistory, RecipeForm, StepPoint};
+use crate::training::{EpochMetrics, MetricsHistory, NamedRecipe, RecipeForm, StepPoint, TEN_MINUTES, epochs_within};
 use crate::web::app::{Change, SharedApp, changed, send, show_error};
 use crate::web::dom::{self, element, set_hidden, set_text};
 
@@ -37,6 +37,90 @@ fn read_form() -> RecipeForm {
     }
 }
 
+/// Writes `form` into the form's fields, all but the seed, which stays the person's.
+fn fill_form(form: &RecipeForm) {
+    let fields = [
+        ("preset", &form.preset),
+        ("epochs", &form.epochs),
+        ("batch", &form.batch_size),
+        ("lr", &form.learning_rate),
+        ("wd", &form.weight_decay),
+        ("warmup", &form.warmup_steps),
+        ("smoothing", &form.label_smoothing),
+        ("augment", &form.augment),
+    ];
+    for (name, value) in fields {
+        if let Some(field) = dom::document().query_selector(&format!("#recipe-form [name={name}]")).ok().flatten() {
+            let _ = Reflect::set(&field, &"value".into(), &value.as_str().into());
+        }
+    }
+}
+
+const CUSTOM: &str = "custom";
+
+/// The recipe menu: a named recipe fills the form; editing a field makes the recipe "Custom".
+fn wire_recipe_menu(app: &SharedApp) {
+    let menu: HtmlSelectElement = element("recipe-named");
+    let mut options: String =
+        NamedRecipe::ALL.iter().map(|named| format!("<option value=\"{}\">{}</option>", named.key(), named.label())).collect();
+    options.push_str(&format!("<option value=\"{CUSTOM}\">Custom</option>"));
+    menu.set_inner_html(&options);
+    let chosen = dom::query_param("recipe").and_then(|key| NamedRecipe::from_key(&key)).unwrap_or(NamedRecipe::Reference);
+    menu.set_value(chosen.key());
+    choose_recipe(app, chosen);
+    let handler_app = app.clone();
+    dom::listen(&menu, "change", move |_: web_sys::Event| {
+        let menu: HtmlSelectElement = element("recipe-named");
+        match NamedRecipe::from_key(&menu.value()) {
+            Some(named) => choose_recipe(&handler_app, named),
+            None => set_text("recipe-about", "Your own values: change any field below."),
+        }
+    });
+    dom::listen(&element::<HtmlElement>("recipe-form"), "input", |event: web_sys::Event| {
+        let seed = event.target().and_then(|target| Reflect::get(&target, &"name".into()).ok()).and_then(|name| name.as_string());
+        if seed.as_deref() != Some("seed") {
+            element::<HtmlSelectElement>("recipe-named").set_value(CUSTOM);
+            set_text("recipe-about", "Your own values: change any field below.");
+        }
+    });
+}
+
+/// Refits the time-budget recipe's epochs to a dataset that has just loaded, if it is chosen.
+pub fn dataset_changed(app: &SharedApp) {
+    if NamedRecipe::from_key(&element::<HtmlSelectElement>("recipe-named").value()) == Some(NamedRecipe::TenMinutes) {
+        choose_recipe(app, NamedRecipe::TenMinutes);
+    }
+}
+
+/// Fills the form with `named` and says what it is; the time-budget recipe gets the epochs that
+/// fit its budget at the speed measured here.
+fn choose_recipe(app: &SharedApp, named: NamedRecipe) {
+    let mut recipe = named.recipe();
+    let mut about = named.about().to_string();
+    if named == NamedRecipe::TenMinutes {
+        let app = app.borrow();
+        let (train_images, test_images) = app.dataset_images.unwrap_or((20_000, 10_000));
+        about.push(' ');
+        match app.measured_speed {
+            Some(speed) => {
+                recipe.epochs = epochs_within(TEN_MINUTES, speed, train_images, test_images);
+                about.push_str(&format!(
+                    "Measured here: {speed:.0} images/s, so {} epoch{} fit.",
+                    recipe.epochs,
+                    if recipe.epochs == 1 { "" } else { "s" }
+                ));
+            }
+            None => about.push_str(&format!(
+                "This browser's speed was not measured (the compute path was chosen by hand), so it takes the {} epochs \
+                 that fit on a 2-core laptop's CPU path.",
+                recipe.epochs
+            )),
+        }
+    }
+    fill_form(&RecipeForm::of(&recipe));
+    set_text("recipe-about", &about);
+}
+
 fn clear_epoch_table() {
     if let Some(body) = element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten() {
         body.set_inner_html("");
@@ -55,6 +139,7 @@ fn on_click(id: &str, app: &SharedApp, action: impl Fn(&SharedApp) + 'static) {
 }
 
 pub fn wire(app: &SharedApp) {
+    wire_recipe_menu(app);
     on_click("train-start", app, start);
     on_click("checkpoint-resume", app, |app| {
         let (compute, probe) = {

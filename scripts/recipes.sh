@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The recipe search behind docs/recipes.md, rerunnable from the archive: each variant is one native
+# `train` run on the first 20,000 training records, tested on all 10,000 test images after every
+# epoch. A run's metrics land in runs/recipes/NAME.json (a run already there is not repeated) and
+# every run asked for is printed as one per-epoch table at the end.
+#   scripts/recipes.sh                  the variants below (about 4 minutes each on two cores)
+#   scripts/recipes.sh best-s0 best-s1  the ones named
+#   scripts/recipes.sh --list           their names and flags
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# name | train flags (on top of the reference recipe: batch 256, lr 1e-3, weight decay 0.05,
+# cosine, no warm-up, no smoothing, flip, 10 epochs, seed 0)
+VARIANTS="
+reference        |
+smooth-b128      | --batch 128 --lr 1.5e-3 --warmup 100 --label-smoothing 0.1
+crop-b128        | --batch 128 --lr 1.5e-3 --warmup 100 --label-smoothing 0.1 --augment crop
+heavy-b128       | --batch 128 --lr 1.5e-3 --warmup 100 --label-smoothing 0.1 --augment heavy
+crop-b64         | --batch 64 --lr 1e-3 --warmup 200 --label-smoothing 0.1 --augment crop
+crop-b128-lr2    | --batch 128 --lr 2e-3 --warmup 200 --label-smoothing 0.1 --augment crop
+flip-b64         | --batch 64 --lr 1e-3 --warmup 200 --label-smoothing 0.1
+flip-b64-lr2     | --batch 64 --lr 2e-3 --warmup 300 --label-smoothing 0.1
+"
+flags_of() { echo "$VARIANTS" | awk -F'|' -v name="$1" '{gsub(/ +$/, "", $1)} $1 == name {print $2; found=1} END {exit !found}'; }
+names=("$@")
+if [ "${1:-}" = --list ]; then echo "$VARIANTS" | sed '/^$/d'; exit 0; fi
+[ ${#names[@]} -gt 0 ] || mapfile -t names < <(echo "$VARIANTS" | awk -F'|' 'NF > 1 {gsub(/ +$/, "", $1); print $1}')
+for name in "${names[@]}"; do flags_of "$name" >/dev/null || { echo "recipes.sh: no variant '$name' (--list shows them)" >&2; exit 2; }; done
+
+source scripts/setup.sh
+source scripts/prepare-data.sh
+mkdir -p runs/recipes
+cargo build --quiet --profile bench-native --bin train
+train=${CARGO_TARGET_DIR:-target}/bench-native/train
+for name in "${names[@]}"; do
+    out=runs/recipes/$name.json
+    [ -f "$out" ] && continue
+    echo "== $name: train$(flags_of "$name")" >&2
+    # shellcheck disable=SC2046 # the flags split into words on purpose
+    "$train" --archive "$CIFAR10_ARCHIVE" $(flags_of "$name") --metrics "$out.part" --out "runs/recipes/$name.safetensors" >&2
+    mv "$out.part" "$out"
+done
+python3 scripts/recipe_table.py "${names[@]/#/runs/recipes/}"
