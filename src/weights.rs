@@ -75,13 +75,24 @@ pub struct WeightFileInfo {
     pub epoch: usize,
     /// Metrics history as the caller's JSON; empty when the file does not say.
     pub metrics_json: String,
+    /// What it was trained and tested on, as the caller's JSON (the archive's sha256, the
+    /// subset); empty when the file does not say.
+    pub data_json: String,
 }
 
 impl WeightFileInfo {
     /// Info for an untrained model: CIFAR-10's class names when there are ten classes.
     pub fn new(config: VitConfig, preset: Option<Preset>) -> Self {
         let class_names = default_class_names(config.classes);
-        Self { config, preset, class_names, recipe_json: String::new(), epoch: 0, metrics_json: String::new() }
+        Self {
+            config,
+            preset,
+            class_names,
+            recipe_json: String::new(),
+            epoch: 0,
+            metrics_json: String::new(),
+            data_json: String::new(),
+        }
     }
 }
 
@@ -326,6 +337,9 @@ fn metadata(info: &WeightFileInfo) -> Result<BTreeMap<&'static str, String>, Wei
     if let Some(preset) = info.preset {
         entries.insert("preset", preset.name().to_string());
     }
+    if !info.data_json.is_empty() {
+        entries.insert("data", info.data_json.clone());
+    }
     Ok(entries)
 }
 
@@ -438,6 +452,7 @@ impl<'a> WeightFile<'a> {
             recipe_json: get("recipe").unwrap_or_default().into(),
             epoch: epoch.unwrap_or(0),
             metrics_json: get("metrics").unwrap_or_default().into(),
+            data_json: get("data").unwrap_or_default().into(),
         };
         Ok((info, true))
     }

@@ -30,6 +30,7 @@ fn trained_info() -> WeightFileInfo {
         recipe_json: r#"{"learning_rate":0.001,"batch_size":256}"#.into(),
         epoch: 3,
         metrics_json: r#"[{"epoch":1,"test_accuracy":0.41}]"#.into(),
+        data_json: r#"{"sha256":"a4e2","train":"First(20000)"}"#.into(),
         ..WeightFileInfo::new(VitConfig::tiny(), Some(Preset::Tiny))
     }
 }

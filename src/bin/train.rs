@@ -32,7 +32,8 @@ mod native {
     use clap::Parser;
     use vit_web::cli::{ArchiveArg, BackendArg, EpochProgress, RecipeArgs, SubsetArg, counter};
     use vit_web::data::asset::decode_asset;
-    use vit_web::data::cifar::{CifarDataset, read_archive_file};
+    use vit_web::data::cifar::{CifarDataset, decode_archive};
+    use vit_web::data::manifest::sha256_hex;
     use vit_web::data::subset::SubsetRule;
     use vit_web::training::{TrainingRecipe, TrainingSession};
     use vit_web::weights::to_safetensors;
@@ -82,13 +83,18 @@ mod native {
     }
 
     pub fn run(arguments: Arguments, recipe: TrainingRecipe) -> Result<(), String> {
-        let dataset = match (&arguments.dataset, &arguments.archive.archive) {
+        let read = |path: &Path| std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()));
+        let (dataset, source) = match (&arguments.dataset, &arguments.archive.archive) {
             (Some(path), _) => {
-                let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
+                let bytes = read(path)?;
                 let (train, test) = decode_asset(&bytes).map_err(|error| error.to_string())?;
-                CifarDataset { train, test }
+                (CifarDataset { train, test }, (path, sha256_hex(&bytes)))
             }
-            (None, Some(archive)) => read_archive_file(archive, |_| {}).map_err(|error| error.to_string())?,
+            (None, Some(archive)) => {
+                let bytes = read(archive)?;
+                let dataset = decode_archive(&bytes).map_err(|error| format!("{}: {error}", archive.display()))?;
+                (dataset, (archive, sha256_hex(&bytes)))
+            }
             (None, None) => unreachable!("clap requires --archive or --dataset"),
         };
         let rule = arguments.subset.rule(arguments.train_images, recipe.seed);
@@ -103,9 +109,19 @@ mod native {
         let device = vit_web::compute::native_device(arguments.backend.backend)?.autodiff();
         device.seed(recipe.seed);
         let config = recipe.preset.config();
+        let test_images = test.len();
         let mut session = TrainingSession::new(recipe.clone(), config.init(&device), train, test, &device)
             .map_err(|error| error.to_string())?
-            .with_log_every(20);
+            .with_log_every(20)
+            .with_data_description(
+                serde_json::json!({
+                    "file": source.0.file_name().map(|name| name.to_string_lossy()),
+                    "sha256": source.1,
+                    "train": format!("{rule:?}"),
+                    "test": format!("first {test_images}"),
+                })
+                .to_string(),
+            );
         println!("epoch  train loss  train acc  test loss  test acc   img/s   seconds");
         while !session.is_done() {
             let started = Instant::now();

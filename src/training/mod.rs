@@ -16,5 +16,5 @@ pub use form::RecipeForm;
 pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 pub use named::{EVALUATION_SPEEDUP, NamedRecipe, TEN_MINUTES, epochs_within};
 pub use recipe::{RecipeError, TrainingRecipe};
-pub use session::{StepReport, TrainingError, TrainingSession, evaluate, evaluate_with_progress};
-pub use step::{EvaluationOutput, OptimizerRecipe, StepOutput, Trainer, TrainerState, cosine_lr, evaluate_batch};
+pub use session::{StepReport, TrainingError, TrainingSession, evaluate, evaluate_predicting, evaluate_with_progress};
+pub use step::{EvaluationOutput, OptimizerRecipe, Prediction, class_scores, StepOutput, Trainer, TrainerState, cosine_lr, evaluate_batch};

@@ -6,7 +6,7 @@ use burn::tensor::{Device, ExecutionError, Int, Tensor};
 use super::checkpoint::Checkpoint;
 use super::metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 use super::recipe::{RecipeError, TrainingRecipe};
-use super::step::{Trainer, evaluate_batch};
+use super::step::{Prediction, Trainer, evaluate_batch};
 use crate::data::augment::AugmentRecipe;
 use crate::data::batch::{Batch, EpochShuffler, assemble_batch_into, batch_tensors};
 use crate::data::rng::Pcg32;
@@ -38,6 +38,8 @@ pub struct TrainingSession {
     correct_sum: Option<Tensor<1, Int>>,
     images_seen: usize,
     log_every: usize,
+    /// What [`TrainingSession::weight_info`] says the run trained on (JSON; empty: unsaid).
+    data_json: String,
     smoothed: SmoothedLoss,
     history: MetricsHistory,
     /// The model as it was after the last epoch whose losses were finite.
@@ -105,6 +107,7 @@ impl TrainingSession {
             correct_sum: None,
             images_seen: 0,
             log_every: 10,
+            data_json: String::new(),
             smoothed: SmoothedLoss::default(),
             history: MetricsHistory::default(),
             last_good,
@@ -184,8 +187,15 @@ impl TrainingSession {
             recipe_json: serde_json::to_string(&self.recipe).expect("recipes serialise"),
             epoch: self.history.epochs.last().map_or(0, |epoch| epoch.epoch),
             metrics_json: serde_json::to_string(&self.history).expect("metrics serialise"),
+            data_json: self.data_json.clone(),
             ..WeightFileInfo::new(self.recipe.preset.config(), Some(self.recipe.preset))
         }
+    }
+
+    /// Says in the weight files what the run trains and tests on (JSON).
+    pub fn with_data_description(mut self, data_json: String) -> Self {
+        self.data_json = data_json;
+        self
     }
 
     /// Read the running loss every `steps` steps (default 10).
@@ -366,6 +376,16 @@ pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<TestE
 pub async fn evaluate_with_progress(
     model: &VisionTransformer,
     set: &ImageSet,
+    progress: impl FnMut(usize, usize),
+) -> Result<TestEvaluation, TrainingError> {
+    evaluate_predicting(model, set, Prediction::Plain, progress).await
+}
+
+/// [`evaluate_with_progress`] with the class scores `prediction` makes.
+pub async fn evaluate_predicting(
+    model: &VisionTransformer,
+    set: &ImageSet,
+    prediction: Prediction,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<TestEvaluation, TrainingError> {
     let device = model.class_token.val().device();
@@ -377,7 +397,7 @@ pub async fn evaluate_with_progress(
     for (number, chunk) in indices.chunks(EVALUATION_BATCH).enumerate() {
         let batch = crate::data::batch::assemble_batch(set, chunk, AugmentRecipe::None, &mut rng);
         let (images, labels) = batch_tensors(batch, &device);
-        let output = evaluate_batch(model, images, labels);
+        let output = evaluate_batch(model, images, labels, prediction);
         let weighted = output.loss * chunk.len() as f64;
         loss_sum = Some(match loss_sum { Some(sum) => sum + weighted, None => weighted });
         correct_sum = Some(match correct_sum { Some(sum) => sum + output.correct, None => output.correct });
