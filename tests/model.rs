@@ -136,4 +136,12 @@ fn explaining_one_image_gives_probabilities_and_every_map() {
     }
     // A wrongly sized image is refused, not reshaped.
     assert!(pollster::block_on(explain(&model, &config, &rgba[4..], &device)).is_err());
+
+    // The probabilities are averaged over the picture and its mirror image.
+    let mirrored: Vec<u8> = rgba.chunks_exact(32 * 4).flat_map(|row| row.chunks_exact(4).rev().flatten().copied().collect::<Vec<u8>>()).collect();
+    let of_mirror = pollster::block_on(explain(&model, &config, &mirrored, &device)).unwrap();
+    for (ours, theirs) in explanation.probabilities.iter().zip(&of_mirror.probabilities) {
+        assert!((ours - theirs).abs() < 1e-5, "{ours} against {theirs}");
+    }
+    assert_ne!(explanation.attention, of_mirror.attention, "the attention is the picture's own");
 }

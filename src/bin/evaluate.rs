@@ -28,9 +28,9 @@ mod native {
     use vit_web::cli::ArchiveArg;
     use vit_web::data::cifar::read_archive_file;
     use vit_web::data::preprocess::normalize_rgba;
-    use vit_web::inference::{images_tensor, ranked};
+    use vit_web::inference::{Prediction, class_scores, images_tensor, ranked};
     use vit_web::model::VisionTransformer;
-    use vit_web::training::{Prediction, class_scores, evaluate_predicting};
+    use vit_web::training::evaluate_predicting;
     use vit_web::viz::resize::photo_to_input;
     use vit_web::weights::{WeightFileInfo, from_safetensors};
 

@@ -17,4 +17,4 @@ pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEva
 pub use named::{EVALUATION_SPEEDUP, NamedRecipe, TEN_MINUTES, epochs_within};
 pub use recipe::{RecipeError, TrainingRecipe};
 pub use session::{StepReport, TrainingError, TrainingSession, evaluate, evaluate_predicting, evaluate_with_progress};
-pub use step::{EvaluationOutput, OptimizerRecipe, Prediction, class_scores, StepOutput, Trainer, TrainerState, cosine_lr, evaluate_batch};
+pub use step::{EvaluationOutput, OptimizerRecipe, StepOutput, Trainer, TrainerState, cosine_lr, evaluate_batch};

@@ -6,11 +6,12 @@ use burn::tensor::{Device, ExecutionError, Int, Tensor};
 use super::checkpoint::Checkpoint;
 use super::metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 use super::recipe::{RecipeError, TrainingRecipe};
-use super::step::{Prediction, Trainer, evaluate_batch};
+use super::step::{Trainer, evaluate_batch};
 use crate::data::augment::AugmentRecipe;
 use crate::data::batch::{Batch, EpochShuffler, assemble_batch_into, batch_tensors};
 use crate::data::rng::Pcg32;
 use crate::data::ImageSet;
+use crate::inference::Prediction;
 use crate::model::VisionTransformer;
 use crate::weights::{WeightFileInfo, from_safetensors, to_safetensors_async};
 

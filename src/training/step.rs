@@ -10,10 +10,10 @@ use burn::optim::{
     RecordState, StateSink, StateSource,
 };
 use burn::store::{ModuleRecord, RecordError};
-use burn::tensor::activation::softmax;
 use burn::tensor::{Bytes, Device, Int, Tensor};
 use serde::{Deserialize, Serialize};
 
+use crate::inference::{Prediction, class_scores};
 use crate::model::VisionTransformer;
 
 /// The optimiser's recipe. Defaults are the reference: AdamW, lr 1e-3, weight decay 0.05,
@@ -211,31 +211,6 @@ pub struct EvaluationOutput {
     pub predictions: Tensor<1, Int>,
 }
 
-/// How a model's class scores for an image are made at evaluation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Prediction {
-    /// One forward pass of the image as it is.
-    #[default]
-    Plain,
-    /// The probabilities of the image and of its mirror image, averaged: one more forward pass,
-    /// and training's flips make both equally likely inputs.
-    MirrorAveraged,
-}
-
-/// The scores `prediction` gives `images` (`[batch, channels, height, width]`), `[batch, classes]`:
-/// logits for [`Prediction::Plain`], log-probabilities for [`Prediction::MirrorAveraged`]; a
-/// softmax or a cross-entropy reads both alike.
-pub fn class_scores(model: &VisionTransformer, images: Tensor<4>, prediction: Prediction) -> Tensor<2> {
-    match prediction {
-        Prediction::Plain => model.forward(images),
-        Prediction::MirrorAveraged => {
-            let mirrored = images.clone().flip([3]);
-            let probabilities = softmax(model.forward(images), 1) + softmax(model.forward(mirrored), 1);
-            (probabilities * 0.5).log()
-        }
-    }
-}
-
 /// Loss, correct count and predictions of a batch without gradients, for evaluation.
 pub fn evaluate_batch(model: &VisionTransformer, images: Tensor<4>, labels: Tensor<1, Int>, prediction: Prediction) -> EvaluationOutput {
     let model = model.valid();
@@ -249,27 +224,6 @@ pub fn evaluate_batch(model: &VisionTransformer, images: Tensor<4>, labels: Tens
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mirror_averaging_scores_an_image_and_its_mirror_alike() {
-        use burn::tensor::Distribution;
-        let device = Device::flex();
-        device.seed(5);
-        let model = crate::model::VitConfig::tiny().init(&device);
-        let images = Tensor::<4>::random([2, 3, 32, 32], Distribution::Normal(0.0, 1.0), &device);
-        let probabilities = |images: Tensor<4>, prediction| {
-            softmax(class_scores(&model, images, prediction), 1).into_data().try_to_vec::<f32>().unwrap()
-        };
-        let averaged = probabilities(images.clone(), Prediction::MirrorAveraged);
-        let of_mirror = probabilities(images.clone().flip([3]), Prediction::MirrorAveraged);
-        let plain = probabilities(images.clone(), Prediction::Plain);
-        let mirror_plain = probabilities(images.flip([3]), Prediction::Plain);
-        for (index, value) in averaged.iter().enumerate() {
-            assert!((value - of_mirror[index]).abs() < 1e-6, "class {index}");
-            assert!((value - (plain[index] + mirror_plain[index]) / 2.0).abs() < 1e-6, "the mean of both passes");
-        }
-        assert!(plain.iter().zip(&mirror_plain).any(|(a, b)| (a - b).abs() > 1e-4), "an untrained model tells them apart");
-    }
 
     #[test]
     fn cosine_schedule_starts_at_base_and_ends_near_zero() {
