@@ -64,7 +64,7 @@ async fn start_up() -> Result<(), String> {
     // The worker's module follows the path: WebGPU lives only in the single-threaded module.
     let worker_threads = if choice.path == ComputePath::Cpu { threads.threads } else { 1 };
     let measured_speed = measured.as_ref().map(|(measurement, _)| measurement.speed(choice.path)).and_then(|speed| {
-        (speed.bound == SpeedBound::Measured).then_some(speed.images_per_second)
+        (speed.bound != SpeedBound::Below).then_some(speed.images_per_second)
     });
 
     let config = Preset::Tiny.config();
