@@ -22,7 +22,7 @@ use crate::model::Preset;
 use crate::protocol::{WorkerInput, WorkerOutput};
 use crate::training::MetricsHistory;
 
-const SAMPLE_IMAGE: &str = "samples/chelsea.png";
+const SAMPLE_IMAGE: &str = "samples/kitten.webp";
 /// The prepared dataset's manifest; `?dataset=URL` points the page at another one.
 const DATASET_MANIFEST: &str = "data/manifest.json";
 
