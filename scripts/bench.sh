@@ -50,18 +50,20 @@ for part in webgpu_kernel_times webgpu_step_parts; do
 done
 
 # The learning curve in the page (the CPU path, on all threads) against the native trainer on the
-# same 2,000 + 1,000 images and recipe (the reference's, at batch 64), with the worker's wasm
-# memory after every epoch. CURVE_EPOCHS=0 skips it (about 5 minutes in the page on two cores).
+# same 2,000 + 1,000 images and recipe (CURVE_RECIPE, the best 10-epoch one, its schedule over
+# CURVE_EPOCHS), with the worker's wasm memory after every epoch. CURVE_EPOCHS=0 skips it (about
+# 5 minutes in the page on two cores).
 curve_epochs=${CURVE_EPOCHS:-10}
+curve_recipe=${CURVE_RECIPE:-best-10-epochs}
 if [ "$curve_epochs" -gt 0 ]; then
     metrics=$(mktemp)
     asset=www/data/curve/$(python3 -c 'import json; print(json.load(open("www/data/curve/manifest.json"))["file"])')
     cargo run --quiet --profile bench-native --bin train -- --dataset "$asset" \
-        --train-images 2000 --test-images 1000 --epochs "$curve_epochs" --batch 64 --metrics "$metrics" >&2
-    python3 -c 'import json,sys; [print(json.dumps(dict(bench="native_curve", batch=64, **e))) for e in json.load(open(sys.argv[1]))["epochs"]]' "$metrics" | record
-    (cd tests/e2e && node curve.mjs data/curve/manifest.json "$curve_epochs" 64) | record
+        --train-images 2000 --test-images 1000 --recipe "$curve_recipe" --epochs "$curve_epochs" --metrics "$metrics" >&2
+    python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); [print(json.dumps(dict(bench="native_curve", recipe=sys.argv[2], batch=m["recipe"]["batch_size"], **e))) for e in m["epochs"]]' "$metrics" "$curve_recipe" | record
+    (cd tests/e2e && node curve.mjs data/curve/manifest.json "$curve_epochs" "$curve_recipe") | record
 fi
 if [ "${BENCH_MINUTES:-0}" != 0 ]; then
-    (cd tests/e2e && BENCH_SECTIONS=minutes BENCH_COMPUTE=cpu node bench.mjs) | record
+    (cd tests/e2e && BENCH_SECTIONS=minutes node bench.mjs) | record
 fi
 python3 scripts/bench_summary.py "$results"

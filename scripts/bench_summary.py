@@ -36,5 +36,14 @@ for r in each("browser_minutes"):
     def after(minutes):
         return "not reached" if minutes is None else f"after {minutes:.1f} min"
 
-    print(f"  {r['minutes']} minutes of the default recipe in the page ({r['threads']} threads, {r['steps']} steps): "
+    print(f"  {r['minutes']} minutes of the {r.get('recipe', 'default')} recipe in the page ({r['threads']} threads, {r['steps']} steps): "
           f"{r['accuracy_at_end']} % test accuracy; 50 % {after(r['minutes_to_50'])}, 55 % {after(r['minutes_to_55'])}")
+native_curve = {r["epoch"]: r for r in each("native_curve")}
+browser_curve = {r["epoch"]: r for r in each("browser_curve")}
+if native_curve and browser_curve:
+    gaps = [abs(100 * native_curve[e]["test_accuracy"] - float(str(browser_curve[e]["test_accuracy"]).rstrip("%")))
+            for e in native_curve if e in browser_curve]
+    last = max(e for e in native_curve if e in browser_curve)
+    print(f"  learning curve, {browser_curve[last].get('recipe', 'reference')} recipe, page against native: test accuracy "
+          f"within {max(gaps):.1f} points at every epoch; epoch {last}: page {browser_curve[last]['test_accuracy']}, "
+          f"native {100 * native_curve[last]['test_accuracy']:.1f} %")
