@@ -1,6 +1,6 @@
 //! The recipes offered by name, in the page and as `train --recipe`, each with what it reached
-//! here. The figures come from `scripts/recipes.sh` (native, seeds 0 and 1) and the page's
-//! benchmark; `docs/recipes.md` has every variant's per-epoch table.
+//! here: native runs of `scripts/recipes.sh` and, for the time budget, `BENCH_SECTIONS=minutes
+//! node tests/e2e/bench.mjs`; `docs/recipes.md` has every variant's per-epoch table.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,16 +16,20 @@ pub enum NamedRecipe {
     /// The best test accuracy found for 10 epochs of the same model and images.
     BestInTenEpochs,
     /// The best recipe found for 10 minutes of training in the page on a 2-core machine; its
-    /// epochs are refitted to the speed measured in each browser (see [`epochs_within`]).
+    /// epochs are refitted to the speed measured in each browser (see [`epochs_within`]), whose
+    /// measurement runs at this recipe's batch.
     TenMinutes,
 }
 
 /// The time budget of [`NamedRecipe::TenMinutes`], in seconds.
 pub const TEN_MINUTES: f64 = 600.0;
 
-/// How much faster than training a test pass goes through the same images: forward only,
-/// where a training step adds a backward pass of about twice the forward's work, and AdamW.
-pub const EVALUATION_SPEEDUP: f64 = 3.0;
+/// How much faster than training an epoch's end goes through the test images: a forward pass
+/// only (a training step adds a backward pass of about twice its work, and AdamW), plus the
+/// epoch's checkpoint and the weights sent to the page. In the page here (CPU path, 2 threads,
+/// measured at 219 img/s) an epoch took 112.5 s, of which 91 s is training: 10,000 test images
+/// in 21 s, 2.1×.
+pub const EVALUATION_SPEEDUP: f64 = 2.0;
 
 impl NamedRecipe {
     pub const ALL: [NamedRecipe; 3] = [NamedRecipe::Reference, NamedRecipe::BestInTenEpochs, NamedRecipe::TenMinutes];
@@ -58,17 +62,28 @@ impl NamedRecipe {
         match self {
             NamedRecipe::Reference => TrainingRecipe::default(),
             NamedRecipe::BestInTenEpochs => TrainingRecipe {
-                batch_size: 128,
+                batch_size: 32,
                 optimizer: OptimizerRecipe {
-                    learning_rate: 1.5e-3,
-                    weight_decay: 0.05,
-                    warmup_steps: 100,
+                    learning_rate: 7e-4,
+                    weight_decay: 0.1,
+                    warmup_steps: 400,
                     label_smoothing: 0.1,
                 },
                 augment: AugmentRecipe::Flip,
                 ..TrainingRecipe::default()
             },
-            NamedRecipe::TenMinutes => TrainingRecipe { epochs: 5, ..NamedRecipe::BestInTenEpochs.recipe() },
+            NamedRecipe::TenMinutes => TrainingRecipe {
+                epochs: 5,
+                batch_size: 64,
+                optimizer: OptimizerRecipe {
+                    learning_rate: 1e-3,
+                    weight_decay: 0.05,
+                    warmup_steps: 200,
+                    label_smoothing: 0.1,
+                },
+                augment: AugmentRecipe::Flip,
+                ..TrainingRecipe::default()
+            },
         }
     }
 
@@ -76,16 +91,18 @@ impl NamedRecipe {
     pub fn about(self) -> &'static str {
         match self {
             NamedRecipe::Reference => {
-                "The PyTorch notebook's recipe: batch 256, AdamW at 1e-3, cosine decay, random flips, 10 epochs. \
-                 Here: 59.2 % test accuracy (PyTorch 58.7 %)."
+                "The PyTorch notebook's: batch 256 (79 updates an epoch), AdamW at 1e-3, cosine decay, random flips, \
+                 10 epochs. Here: 59.2 % test accuracy (PyTorch: 58.7 %)."
             }
             NamedRecipe::BestInTenEpochs => {
-                "Smaller batches for more updates, a higher peak learning rate after a warm-up, and label smoothing. \
-                 Here: 61.2 % after 10 epochs."
+                "Batch 32 (625 updates an epoch), AdamW at 7e-4 after 400 warm-up steps, weight decay 0.1, label \
+                 smoothing 0.1, random flips, 10 epochs: the best of 13 tried here, 62.4 and 62.5 % test accuracy with \
+                 two seeds (the shipped weights are seed 0's). Small batches train more slowly in a browser."
             }
             NamedRecipe::TenMinutes => {
-                "The 10-epoch recipe's settings with as many epochs as this browser trains in 10 minutes, \
-                 the learning rate decaying to zero as the time runs out."
+                "Batch 64, AdamW at 1e-3 after 200 warm-up steps, label smoothing 0.1, random flips, and as many \
+                 epochs as this browser trains in 10 minutes, the learning rate reaching zero as they end. On a \
+                 2-core laptop's CPU path: 5 epochs in 9.4 minutes, 58.0 % test accuracy."
             }
         }
     }
@@ -113,16 +130,19 @@ mod tests {
     }
 
     #[test]
-    fn the_time_budget_recipe_differs_from_the_best_only_in_its_epochs() {
-        let (best, budget) = (NamedRecipe::BestInTenEpochs.recipe(), NamedRecipe::TenMinutes.recipe());
-        assert_eq!(TrainingRecipe { epochs: best.epochs, ..budget }, best);
+    fn the_named_recipes_differ_and_the_best_ones_take_more_steps_than_the_reference() {
+        let recipes = NamedRecipe::ALL.map(NamedRecipe::recipe);
+        assert!(recipes[0] != recipes[1] && recipes[1] != recipes[2] && recipes[0] != recipes[2]);
+        let steps = |recipe: &TrainingRecipe| recipe.steps_per_epoch(20_000);
+        assert!(steps(&recipes[1]) > steps(&recipes[0]) && steps(&recipes[2]) > steps(&recipes[0]));
     }
 
     #[test]
     fn epochs_fit_the_budget_with_the_test_passes() {
-        // 20,000 training and 10,000 test images at 200 img/s: 100 s + 16.7 s an epoch.
-        assert_eq!(epochs_within(600.0, 200.0, 20_000, 10_000), 5);
-        assert_eq!(epochs_within(600.0, 240.0, 20_000, 10_000), 6);
+        // 20,000 training and 10,000 test images at 200 img/s: 100 s + 25 s an epoch.
+        assert_eq!(epochs_within(600.0, 200.0, 20_000, 10_000), 4);
+        assert_eq!(epochs_within(600.0, 219.0, 20_000, 10_000), 5, "this machine's page, 9.4 minutes");
+        assert_eq!(epochs_within(600.0, 250.0, 20_000, 10_000), 6);
         assert_eq!(epochs_within(600.0, 1.0, 20_000, 10_000), 1, "at least one epoch");
         assert_eq!(epochs_within(600.0, 0.0, 20_000, 10_000), 1);
     }
