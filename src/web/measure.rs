@@ -16,12 +16,13 @@ use crate::compute::{ComputePath, Measurement, PathSpeed};
 use crate::protocol::{WorkerInput, WorkerOutput};
 
 /// Images per measured step: the time-budget recipe's batch, so that the epochs it fits to the
-/// measurement are fitted to its own speed (each step has a cost that does not grow with the
-/// batch: at 32 the CPU path measured 137 img/s here, where training at 64 ran at 210). Small
-/// enough for a few steps within the budget on a CPU, large enough for a GPU to show its width.
+/// measurement are fitted to its own speed (the page trains at 183 img/s at batch 32 and 205 at
+/// 64 here: a step has a cost that does not grow with the batch). Small enough for a few steps
+/// within the budget on a CPU, large enough for a GPU to show its width.
 const BATCH: usize = 64;
 /// Steps per path at most; the fastest after the first counts. The CPU path here took 0.53,
-/// 0.37, 0.44, 0.43, 0.32, 0.34, 0.35, 0.30 and 0.30 s: it warms up over its first steps.
+/// 0.37, 0.44, 0.43, 0.32, 0.34, 0.35, 0.30 and 0.30 s: it warms up over its first steps (four
+/// steps at batch 32, the median of the last three, read 137 img/s).
 const STEPS: usize = 8;
 /// The CPU path's measurement ends this long after the start, and WebGPU's at the total.
 const CPU_BUDGET_MS: f64 = 2_500.0;
