@@ -30,6 +30,13 @@ pub fn duration(seconds: f64) -> String {
     }
 }
 
+/// The page's title while it trains, so the tab strip shows progress: "▶ 43% · epoch 5/10"
+/// ("⏸" while paused). The percentage rounds down: 100 % only once the last step ran.
+pub fn training_title(step: usize, total_steps: usize, epoch: usize, epochs: usize, paused: bool) -> String {
+    let percent = if total_steps == 0 { 0 } else { 100 * step.min(total_steps) / total_steps };
+    format!("{} {percent}% · epoch {epoch}/{epochs}", if paused { "⏸" } else { "▶" })
+}
+
 /// Bytes for people: "950 B", "14.9 MB".
 pub fn bytes(count: u64) -> String {
     match count {
@@ -42,6 +49,14 @@ pub fn bytes(count: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_title_shows_progress_and_pause() {
+        assert_eq!(training_title(340, 790, 5, 10, false), "▶ 43% · epoch 5/10");
+        assert_eq!(training_title(789, 790, 10, 10, true), "⏸ 99% · epoch 10/10");
+        assert_eq!(training_title(790, 790, 10, 10, false), "▶ 100% · epoch 10/10");
+        assert_eq!(training_title(0, 0, 1, 1, false), "▶ 0% · epoch 1/1");
+    }
 
     #[test]
     fn durations_read_naturally() {

@@ -1,5 +1,6 @@
 //! The training form's text fields to a [`TrainingRecipe`], with a message naming the field for
-//! anything that is not a usable value (the page shows it instead of starting).
+//! anything that is not a usable value (the page shows it instead of starting), and the same
+//! fields in a link's query (`?lr=3e-3&batch=128`), so that a link opens the page with a recipe.
 
 use super::recipe::{RecipeError, TrainingRecipe};
 use super::step::OptimizerRecipe;
@@ -19,6 +20,9 @@ pub struct RecipeForm {
     pub seed: String,
 }
 
+/// The augmentation recipes as the form's menu spells them.
+const AUGMENTS: [&str; 4] = ["None", "Flip", "Crop", "Heavy"];
+
 fn number<T: std::str::FromStr>(field: &'static str, text: &str, what: &str) -> Result<T, RecipeError> {
     text.trim().parse().map_err(|_| RecipeError {
         field,
@@ -27,6 +31,9 @@ fn number<T: std::str::FromStr>(field: &'static str, text: &str, what: &str) -> 
 }
 
 impl RecipeForm {
+    /// The fields' names: the form's inputs and a link's query keys alike.
+    pub const FIELDS: [&str; 9] = ["preset", "epochs", "batch", "lr", "wd", "warmup", "smoothing", "augment", "seed"];
+
     /// The fields that [`RecipeForm::parse`] reads back as `recipe`.
     pub fn of(recipe: &TrainingRecipe) -> Self {
         let optimizer = &recipe.optimizer;
@@ -41,6 +48,73 @@ impl RecipeForm {
             augment: format!("{:?}", recipe.augment),
             seed: recipe.seed.to_string(),
         }
+    }
+
+    /// The field called `name` (one of [`RecipeForm::FIELDS`]).
+    pub fn field(&self, name: &str) -> Option<&String> {
+        Some(match name {
+            "preset" => &self.preset,
+            "epochs" => &self.epochs,
+            "batch" => &self.batch_size,
+            "lr" => &self.learning_rate,
+            "wd" => &self.weight_decay,
+            "warmup" => &self.warmup_steps,
+            "smoothing" => &self.label_smoothing,
+            "augment" => &self.augment,
+            "seed" => &self.seed,
+            _ => return None,
+        })
+    }
+
+    fn field_mut(&mut self, name: &str) -> Option<&mut String> {
+        Some(match name {
+            "preset" => &mut self.preset,
+            "epochs" => &mut self.epochs,
+            "batch" => &mut self.batch_size,
+            "lr" => &mut self.learning_rate,
+            "wd" => &mut self.weight_decay,
+            "warmup" => &mut self.warmup_steps,
+            "smoothing" => &mut self.label_smoothing,
+            "augment" => &mut self.augment,
+            "seed" => &mut self.seed,
+            _ => return None,
+        })
+    }
+
+    /// Sets the field called `name` to `value`, as typed: [`RecipeForm::parse`] judges it. An
+    /// augmentation in any letter case takes the menu's spelling. False for a name no field has.
+    pub fn set(&mut self, name: &str, value: &str) -> bool {
+        let value = match name {
+            "augment" => AUGMENTS.iter().find(|known| known.eq_ignore_ascii_case(value.trim())).map_or(value, |known| known),
+            _ => value,
+        };
+        match self.field_mut(name) {
+            Some(field) => {
+                *field = value.to_string();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The fields a link's query gives, on top of `self`, and whether it gave any.
+    pub fn with_query<'a>(mut self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> (Self, bool) {
+        let mut any = false;
+        for (name, value) in pairs {
+            any |= self.set(name, value);
+        }
+        (self, any)
+    }
+
+    /// Every field as a link's query pairs, in [`RecipeForm::FIELDS`]' order (augmentation in lower case).
+    pub fn query(&self) -> Vec<(&'static str, String)> {
+        Self::FIELDS
+            .iter()
+            .map(|&name| {
+                let value = self.field(name).expect("every listed field exists");
+                (name, if name == "augment" { value.to_lowercase() } else { value.clone() })
+            })
+            .collect()
     }
 
     pub fn parse(&self) -> Result<TrainingRecipe, RecipeError> {
@@ -98,6 +172,29 @@ mod tests {
             let recipe = TrainingRecipe { seed: 7, augment: AugmentRecipe::Crop, ..named.recipe() };
             assert_eq!(RecipeForm::of(&recipe).parse().unwrap(), recipe, "{named:?}");
         }
+    }
+
+    #[test]
+    fn a_query_round_trips_and_sets_only_what_it_names() {
+        let best = RecipeForm::of(&crate::training::NamedRecipe::BestInTenEpochs.recipe());
+        let query = best.query();
+        assert_eq!(query.iter().map(|(name, _)| *name).collect::<Vec<_>>(), RecipeForm::FIELDS);
+        assert!(query.contains(&("augment", "flip".into())));
+        let pairs: Vec<(&str, &str)> = query.iter().map(|(name, value)| (*name, value.as_str())).collect();
+        assert_eq!(reference().with_query(pairs), (best, true));
+
+        let (form, any) = reference().with_query([("lr", "3e-3"), ("batch", "128"), ("augment", "HEAVY"), ("compute", "cpu")]);
+        assert!(any);
+        assert_eq!(form, RecipeForm { learning_rate: "3e-3".into(), batch_size: "128".into(), augment: "Heavy".into(), ..reference() });
+        assert_eq!(reference().with_query([("compute", "cpu"), ("dataset", "x")]), (reference(), false), "other keys are not the form's");
+    }
+
+    #[test]
+    fn a_bad_value_in_a_link_gets_the_forms_message() {
+        let message = |pairs: &[(&str, &str)]| reference().with_query(pairs.iter().copied()).0.parse().unwrap_err().to_string();
+        assert_eq!(message(&[("lr", "fast")]), "learning rate: 'fast' is not a number such as 0.001");
+        assert_eq!(message(&[("augment", "wild")]), "augmentation: unknown recipe 'wild'");
+        assert_eq!(message(&[("batch", "99999")]), "batch size: must be between 1 and 4096");
     }
 
     #[test]

@@ -33,6 +33,39 @@ pub fn query_param(name: &str) -> Option<String> {
     web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)
 }
 
+/// Every `name=value` pair of the page's query, in order.
+pub fn query_pairs() -> Vec<(String, String)> {
+    let Some(search) = web_sys::window().and_then(|window| window.location().search().ok()) else { return Vec::new() };
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else { return Vec::new() };
+    js_sys::try_iter(&params)
+        .ok()
+        .flatten()
+        .into_iter()
+        .flatten()
+        .filter_map(|pair| {
+            let pair: js_sys::Array = pair.ok()?.dyn_into().ok()?;
+            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+        })
+        .collect()
+}
+
+/// Sets (`Some`) or removes (`None`) query parameters in the address bar without reloading or
+/// adding a history entry.
+pub fn replace_query(changes: &[(&str, Option<String>)]) {
+    let Some(window) = web_sys::window() else { return };
+    let Ok(url) = window.location().href().and_then(|href| web_sys::Url::new(&href)) else { return };
+    let params = url.search_params();
+    for (name, value) in changes {
+        match value {
+            Some(value) => params.set(name, value),
+            None => params.delete(name),
+        }
+    }
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url.href()));
+    }
+}
+
 /// Resolves after `milliseconds`, letting the page's events run meanwhile.
 pub async fn sleep_ms(milliseconds: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {

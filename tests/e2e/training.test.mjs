@@ -90,6 +90,89 @@ test("a named recipe fills the form, editing makes it Custom, and a run trains w
   await page.close();
 });
 
+test("the address is a link to the recipe: the form writes it, a link fills the form, bad values in it get the form's message", async () => {
+  const context = await shared.browser.newContext();
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
+  await datasetReady(page);
+  // The address as the page sees it (Playwright's page.url() learns of replaceState a moment later).
+  const address = () => page.evaluate(() => location.href);
+  const query = async () => new URL(await address()).searchParams;
+  await page.selectOption("#recipe-named", "best-10-epochs");
+  assert.equal((await query()).get("recipe"), "best-10-epochs", "a named recipe by its name");
+  assert.equal((await query()).get("dataset"), "data/small/manifest.json", "the page's other parameters stay");
+  await page.fill("#recipe-form [name=seed]", "3");
+  assert.equal((await query()).get("seed"), "3");
+  await page.fill("#recipe-form [name=lr]", "3e-3");
+  assert.equal((await query()).get("recipe"), null, "an edited recipe is written field by field");
+  const linked = await query();
+  assert.deepEqual([linked.get("lr"), linked.get("batch"), linked.get("augment"), linked.get("seed")], ["3e-3", "32", "flip", "3"]);
+  await page.click("#recipe-link");
+  await page.waitForSelector("#recipe-link-status:not([hidden])");
+  assert.match(await page.locator("#recipe-link-status").textContent(), /Link copied/);
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await address());
+
+  // The link opens another page with the same recipe.
+  const other = await context.newPage();
+  await other.goto(await address());
+  await other.waitForSelector("body[data-ready]", { timeout: 5 * MINUTES });
+  const form = (target) => target.$$eval("#recipe-form [name]", (fields) => fields.map((field) => `${field.name}=${field.value}`).join("&"));
+  assert.equal(await form(other), await form(page));
+  assert.equal(await other.locator("#recipe-named").inputValue(), "custom");
+  assert.equal(await other.locator("#recipe-error").isHidden(), true);
+  await other.goto(`${shared.server.url}${SMALL}&recipe=best-10-epochs&seed=5`);
+  await other.waitForSelector("body[data-ready]", { timeout: 5 * MINUTES });
+  assert.equal(await other.locator("#recipe-named").inputValue(), "best-10-epochs", "a named recipe with a seed stays named");
+  assert.equal(await other.locator("#recipe-form [name=seed]").inputValue(), "5");
+
+  // Values the form cannot use: its message, no crash, nothing starts.
+  const errors = [];
+  other.on("pageerror", (error) => errors.push(error.message));
+  await other.goto(`${shared.server.url}${SMALL}&lr=fast&augment=WILD&batch=128`);
+  await other.waitForSelector("body[data-ready]", { timeout: 5 * MINUTES });
+  assert.match(await other.locator("#recipe-error").textContent(), /^In the link: learning rate: 'fast' is not a number/);
+  assert.equal(await other.locator("#recipe-form [name=batch]").inputValue(), "128", "the usable values are taken");
+  await datasetReady(other);
+  await other.click("#train-start");
+  assert.match(await other.locator("#recipe-error").textContent(), /learning rate/);
+  assert.equal(await other.locator("#train-status").textContent(), "idle");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("training goes on in a hidden tab, the title shows its progress, and coming back says how much ran", async () => {
+  const page = await shared.browser.newPage();
+  await page.goto(`${shared.server.url}${SMALL}`);
+  await datasetReady(page);
+  await page.fill("#recipe-form [name=epochs]", "3");
+  await page.fill("#recipe-form [name=batch]", "64");
+  await page.click("#train-start");
+  await page.waitForSelector("#step-text:has-text('of 24')", { timeout: 5 * MINUTES });
+  assert.match(await page.title(), /^▶ \d+% · epoch [1-3]\/3$/);
+  // Headless Chromium keeps every page visible; the page reads visibility from the document.
+  const setHidden = (hidden) => page.evaluate((hidden) => {
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hidden ? "hidden" : "visible") });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, hidden);
+  const step = async () => Number((await page.locator("#step-text").textContent()).split(" ")[0]);
+  await setHidden(true);
+  const hiddenAt = await step();
+  await page.waitForFunction((from) => Number(document.querySelector("#step-text").textContent.split(" ")[0]) >= from + 4, hiddenAt, { timeout: 5 * MINUTES });
+  await setHidden(false);
+  const ran = Number(await page.locator("#background-note").getAttribute("data-steps"));
+  assert.ok(ran >= 4, `${ran} steps ran while hidden`);
+  assert.match(await page.locator("#background-note").textContent(), /While this tab was in the background \(.+\), training ran \d+ steps, (in|from) epoch/);
+  await page.click("#train-pause");
+  await page.waitForSelector("#train-status:has-text('paused')");
+  assert.match(await page.title(), /^⏸ \d+% · epoch/);
+  await page.click("#train-resume");
+  await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
+  assert.equal(await page.title(), "✓ trained · ViT in your browser");
+  await page.close();
+});
+
 test("the time-budget recipe fits its epochs to the speed measured in this browser", async () => {
   const context = await shared.browser.newContext();
   const page = await context.newPage();

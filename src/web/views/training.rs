@@ -6,51 +6,88 @@ use wasm_bindgen::prelude::*;
 use web_sys::{HtmlButtonElement, HtmlElement, HtmlProgressElement, HtmlSelectElement};
 
 use crate::compute::ComputePath;
-use crate::display::{bytes, duration, group_thousands};
+use std::cell::Cell;
+
+use crate::display::{bytes, duration, group_thousands, training_title};
 use crate::model::Preset;
 use crate::protocol::{CheckpointSummary, WorkerInput, WorkerOutput};
 use crate::training::{EpochMetrics, MetricsHistory, NamedRecipe, RecipeForm, StepPoint, TEN_MINUTES, epochs_within};
 use crate::web::app::{Change, SharedApp, changed, send, show_error};
 use crate::web::dom::{self, element, set_hidden, set_text};
 
-/// The form's current text, field by field.
-fn read_form() -> RecipeForm {
-    let field = |name: &str| -> String {
-        dom::document()
-            .query_selector(&format!("#recipe-form [name={name}]"))
-            .ok()
-            .flatten()
-            .and_then(|element| Reflect::get(&element, &"value".into()).ok())
-            .and_then(|value| value.as_string())
-            .unwrap_or_default()
-    };
-    RecipeForm {
-        preset: field("preset"),
-        epochs: field("epochs"),
-        batch_size: field("batch"),
-        learning_rate: field("lr"),
-        weight_decay: field("wd"),
-        warmup_steps: field("warmup"),
-        label_smoothing: field("smoothing"),
-        augment: field("augment"),
-        seed: field("seed"),
-    }
+/// The page's title when it is not training.
+const PAGE_TITLE: &str = "ViT in your browser";
+
+/// How far the run is, for the title and the note on coming back to a hidden tab.
+#[derive(Debug, Clone, Copy, Default)]
+struct Progress {
+    step: usize,
+    total_steps: usize,
+    epoch: usize,
+    epochs: usize,
 }
 
-/// Writes `form` into the form's fields, all but the seed, which stays the person's.
-fn fill_form(form: &RecipeForm) {
-    let fields = [
-        ("preset", &form.preset),
-        ("epochs", &form.epochs),
-        ("batch", &form.batch_size),
-        ("lr", &form.learning_rate),
-        ("wd", &form.weight_decay),
-        ("warmup", &form.warmup_steps),
-        ("smoothing", &form.label_smoothing),
-        ("augment", &form.augment),
-    ];
-    for (name, value) in fields {
-        if let Some(field) = dom::document().query_selector(&format!("#recipe-form [name={name}]")).ok().flatten() {
+thread_local! {
+    static PROGRESS: Cell<Progress> = const { Cell::new(Progress { step: 0, total_steps: 0, epoch: 0, epochs: 0 }) };
+    /// Where the run was and when (ms), when the tab was hidden during training.
+    static HIDDEN_AT: Cell<Option<(Progress, f64)>> = const { Cell::new(None) };
+}
+
+fn show_progress_in_title(paused: bool) {
+    let progress = PROGRESS.get();
+    dom::document().set_title(&training_title(progress.step, progress.total_steps, progress.epoch, progress.epochs, paused));
+}
+
+/// Training goes on in the worker while the tab is hidden; coming back, the page says how much
+/// ran meanwhile.
+fn watch_visibility(app: &SharedApp) {
+    let app = app.clone();
+    dom::listen(&dom::document(), "visibilitychange", move |_: web_sys::Event| {
+        if dom::document().hidden() {
+            if app.borrow().training {
+                HIDDEN_AT.set(Some((PROGRESS.get(), dom::now_ms())));
+            }
+            return;
+        }
+        let Some((before, since)) = HIDDEN_AT.take() else { return };
+        let now = PROGRESS.get();
+        let steps = now.step.saturating_sub(before.step);
+        if steps == 0 {
+            return;
+        }
+        let epochs = if now.epoch == before.epoch { format!("in epoch {}", now.epoch) } else { format!("from epoch {} to {}", before.epoch, now.epoch) };
+        set_text(
+            "background-note",
+            &format!(
+                "While this tab was in the background ({}), training ran {} steps, {epochs}.",
+                duration((dom::now_ms() - since) / 1000.0),
+                group_thousands(steps)
+            ),
+        );
+        let _ = element::<HtmlElement>("background-note").set_attribute("data-steps", &steps.to_string());
+        set_hidden("background-note", false);
+    });
+}
+
+fn form_field(name: &str) -> Option<web_sys::Element> {
+    dom::document().query_selector(&format!("#recipe-form [name={name}]")).ok().flatten()
+}
+
+/// The form's current text, field by field.
+fn read_form() -> RecipeForm {
+    let mut form = RecipeForm::default();
+    for name in RecipeForm::FIELDS {
+        let value = form_field(name).and_then(|field| Reflect::get(&field, &"value".into()).ok()).and_then(|value| value.as_string());
+        form.set(name, &value.unwrap_or_default());
+    }
+    form
+}
+
+/// Writes `form` into the form's fields; the seed too when `with_seed` (it is otherwise the
+/// person's, kept across named recipes).
+fn fill_form(form: &RecipeForm, with_seed: bool) {
+    for name in RecipeForm::FIELDS.into_iter().filter(|&name| with_seed || name != "seed") {
+        if let (Some(field), Some(value)) = (form_field(name), form.field(name)) {
             let _ = Reflect::set(&field, &"value".into(), &value.as_str().into());
         }
     }
@@ -68,21 +105,90 @@ fn wire_recipe_menu(app: &SharedApp) {
     let chosen = dom::query_param("recipe").and_then(|key| NamedRecipe::from_key(&key)).unwrap_or(NamedRecipe::Reference);
     menu.set_value(chosen.key());
     choose_recipe(app, chosen);
+    apply_link();
     let handler_app = app.clone();
     dom::listen(&menu, "change", move |_: web_sys::Event| {
         let menu: HtmlSelectElement = element("recipe-named");
         match NamedRecipe::from_key(&menu.value()) {
             Some(named) => choose_recipe(&handler_app, named),
-            None => set_text("recipe-about", "Your own values: change any field below."),
+            None => set_text("recipe-about", OWN_VALUES),
         }
+        write_link();
     });
     dom::listen(&element::<HtmlElement>("recipe-form"), "input", |event: web_sys::Event| {
         let seed = event.target().and_then(|target| Reflect::get(&target, &"name".into()).ok()).and_then(|name| name.as_string());
         if seed.as_deref() != Some("seed") {
             element::<HtmlSelectElement>("recipe-named").set_value(CUSTOM);
-            set_text("recipe-about", "Your own values: change any field below.");
+            set_text("recipe-about", OWN_VALUES);
         }
+        write_link();
     });
+    dom::listen(&element::<HtmlElement>("recipe-link"), "click", |_: web_sys::Event| {
+        wasm_bindgen_futures::spawn_local(copy_link());
+    });
+}
+
+const OWN_VALUES: &str = "Your own values: change any field below.";
+
+/// Fills the form with the recipe fields the page's link names (`?lr=3e-3&batch=128`), on top
+/// of the named recipe; the form's message says what in the link is not a usable value.
+fn apply_link() {
+    let pairs = dom::query_pairs();
+    let named = read_form();
+    let (linked, any) = named.clone().with_query(pairs.iter().map(|(name, value)| (name.as_str(), value.as_str())));
+    if !any {
+        return;
+    }
+    fill_form(&linked, true);
+    let same = RecipeForm { seed: named.seed.clone(), ..linked.clone() } == named;
+    if !same {
+        element::<HtmlSelectElement>("recipe-named").set_value(CUSTOM);
+        set_text("recipe-about", "The recipe from the link you opened: change any field below.");
+    }
+    if let Err(error) = linked.parse() {
+        set_text("recipe-error", &format!("In the link: {error}"));
+        set_hidden("recipe-error", false);
+    }
+}
+
+/// Keeps the address bar's query on the form's recipe, so that the address is a link to it: a
+/// named recipe by its name (and a seed other than 0), a custom one by every field. The page's
+/// other parameters (`compute`, `dataset`, `threads`) stay.
+fn write_link() {
+    let form = read_form();
+    let fields: Vec<(&str, Option<String>)> = match NamedRecipe::from_key(&element::<HtmlSelectElement>("recipe-named").value()) {
+        Some(named) => {
+            let mut fields: Vec<(&str, Option<String>)> = RecipeForm::FIELDS.iter().map(|&name| (name, None)).collect();
+            fields.push(("recipe", Some(named.key().to_string())));
+            if form.seed.trim() != "0" {
+                fields.push(("seed", Some(form.seed.clone())));
+            }
+            fields
+        }
+        None => form.query().into_iter().map(|(name, value)| (name, Some(value))).chain([("recipe", None)]).collect(),
+    };
+    dom::replace_query(&fields);
+}
+
+async fn copy_link() {
+    write_link();
+    let Some(window) = web_sys::window() else { return };
+    let Ok(href) = window.location().href() else { return };
+    let copied = wasm_bindgen_futures::JsFuture::from(window.navigator().clipboard().write_text(&href)).await;
+    let link: web_sys::HtmlInputElement = element("recipe-link-text");
+    link.set_value(&href);
+    match copied {
+        Ok(_) => {
+            set_text("recipe-link-status", "Link copied: it opens this page with this recipe.");
+            link.set_hidden(true);
+        }
+        Err(_) => {
+            set_text("recipe-link-status", "The browser did not let the page copy; copy the link from here:");
+            link.set_hidden(false);
+            link.select();
+        }
+    }
+    set_hidden("recipe-link-status", false);
 }
 
 /// Refits the time-budget recipe's epochs to a dataset that has just loaded, if it is chosen.
@@ -117,7 +223,7 @@ fn choose_recipe(app: &SharedApp, named: NamedRecipe) {
             )),
         }
     }
-    fill_form(&RecipeForm::of(&recipe));
+    fill_form(&RecipeForm::of(&recipe), false);
     set_text("recipe-about", &about);
 }
 
@@ -140,6 +246,7 @@ fn on_click(id: &str, app: &SharedApp, action: impl Fn(&SharedApp) + 'static) {
 
 pub fn wire(app: &SharedApp) {
     wire_recipe_menu(app);
+    watch_visibility(app);
     on_click("train-start", app, start);
     on_click("checkpoint-resume", app, |app| {
         let (compute, probe) = {
@@ -260,6 +367,10 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
             changed(app, Change::History);
             set_progress("step-progress", 0.0, total_steps as f64);
             set_progress("epoch-progress", 0.0, batches_per_epoch as f64);
+            set_hidden("background-note", true);
+            let epochs_done = app.borrow().history.epochs.len();
+            PROGRESS.set(Progress { step: epochs_done * batches_per_epoch, total_steps, epoch: epochs_done + 1, epochs: recipe.epochs });
+            show_progress_in_title(false);
         }
         WorkerOutput::Step {
             step,
@@ -272,6 +383,8 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
             images_per_second,
             elapsed_seconds,
         } => {
+            PROGRESS.set(Progress { step, total_steps, epoch, epochs: PROGRESS.get().epochs });
+            show_progress_in_title(false);
             set_progress("step-progress", step as f64, total_steps as f64);
             set_text("step-text", &format!("{step} of {total_steps}"));
             set_progress("epoch-progress", batch_in_epoch as f64, batches_per_epoch as f64);
@@ -302,20 +415,24 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
         }
         WorkerOutput::CheckpointFound { summary } => offer_checkpoint(app, &summary),
         WorkerOutput::Paused => {
+            show_progress_in_title(true);
             set_text("train-status", "paused");
             refresh_buttons(app);
         }
         WorkerOutput::Resumed => {
+            show_progress_in_title(false);
             set_text("train-status", "training");
             refresh_buttons(app);
         }
         WorkerOutput::Finished { stopped_early } => {
             app.borrow_mut().training = false;
+            dom::document().set_title(&if stopped_early { PAGE_TITLE.to_string() } else { format!("✓ trained · {PAGE_TITLE}") });
             set_text("train-status", if stopped_early { "stopped; the last finished epoch's weights are kept" } else { "finished" });
             refresh_buttons(app);
         }
         WorkerOutput::TrainingFailed { message } => {
             app.borrow_mut().training = false;
+            dom::document().set_title(&format!("✗ failed · {PAGE_TITLE}"));
             set_text("train-status", "failed");
             show_error(&message);
             refresh_buttons(app);
