@@ -6,7 +6,8 @@ use burn::tensor::{Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{VisionTransformer, VitConfig, VitOutput};
-use crate::data::preprocess::normalize_rgba;
+use crate::data::preprocess::{normalize_planar, normalize_rgba};
+use crate::viz::distance::mean_attention_distance;
 use crate::viz::rollout::{attention_rollout, cls_attention, cls_to_patches};
 
 /// One class and the model's probability for it.
@@ -130,6 +131,24 @@ pub async fn explain(model: &VisionTransformer, config: &VitConfig, rgba: &[u8],
     let (probabilities, layers) = values.split_at(config.classes);
     let attention = layers.chunks_exact(config.heads * config.tokens() * config.tokens()).map(<[f32]>::to_vec).collect();
     Ok(Explanation { probabilities: probabilities.to_vec(), attention, heads: config.heads, tokens: config.tokens() })
+}
+
+/// The mean attention distance (`viz::distance`) of every layer's heads, `[layer][head]` in
+/// pixels, over `images`: planar RGB bytes (`[3, size, size]` each, as the dataset keeps them).
+pub async fn attention_distances(model: &VisionTransformer, config: &VitConfig, images: &[&[u8]], device: &Device) -> Result<Vec<Vec<f32>>, String> {
+    let pixels = 3 * config.image_size * config.image_size;
+    if images.is_empty() || images.iter().any(|image| image.len() != pixels) {
+        return Err(format!("expected one or more {0}×{0} planar RGB images", config.image_size));
+    }
+    let planar: Vec<f32> = images.iter().flat_map(|image| normalize_planar(image)).collect();
+    let output = model.forward_with_attention(images_tensor(planar, images.len(), config, device));
+    let layers = output.attention.len();
+    let values = read_floats(Tensor::cat(output.attention.into_iter().map(|layer| layer.reshape([-1])).collect(), 0)).await?;
+    let tokens = config.tokens();
+    Ok(values
+        .chunks_exact(values.len() / layers.max(1))
+        .map(|layer| mean_attention_distance(layer, images.len(), config.heads, tokens, config.patch_size))
+        .collect())
 }
 
 async fn read_floats(tensor: Tensor<1>) -> Result<Vec<f32>, String> {

@@ -145,3 +145,28 @@ fn explaining_one_image_gives_probabilities_and_every_map() {
     }
     assert_ne!(explanation.attention, of_mirror.attention, "the attention is the picture's own");
 }
+
+#[test]
+fn attention_distance_of_a_fresh_model_is_that_of_uniform_attention() {
+    use vit_web::inference::attention_distances;
+    use vit_web::viz::distance::{farthest, mean_attention_distance};
+    let device = device();
+    let config = VitConfig::tiny();
+    let model = config.init(&device);
+    let images: Vec<Vec<u8>> = (0..3).map(|seed| (0..3 * 32 * 32).map(|index| ((index * 37 + seed * 101) % 251) as u8).collect()).collect();
+    let borrowed: Vec<&[u8]> = images.iter().map(Vec::as_slice).collect();
+    let distances = pollster::block_on(attention_distances(&model, &config, &borrowed, &device)).unwrap();
+    assert_eq!(distances.len(), 4, "one row per layer");
+    assert!(distances.iter().all(|heads| heads.len() == 4), "one value per head");
+    // Untrained queries and keys are nearly orthogonal, so attention is nearly uniform: every
+    // head's distance is close to uniform attention's over the 8×8 grid of 4-pixel patches.
+    let tokens = config.tokens();
+    let uniform = mean_attention_distance(&vec![1.0; tokens * tokens], 1, 1, tokens, 4)[0];
+    assert!(uniform > 10.0 && uniform < farthest(tokens, 4), "{uniform}");
+    for (layer, heads) in distances.iter().enumerate() {
+        for &distance in heads {
+            assert!((distance - uniform).abs() < 0.05 * uniform, "layer {layer}: {distance} against {uniform}");
+        }
+    }
+    assert!(pollster::block_on(attention_distances(&model, &config, &[&images[0][1..]], &device)).is_err(), "a wrongly sized image is refused");
+}

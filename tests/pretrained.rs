@@ -54,3 +54,26 @@ fn the_shipped_weights_reproduce_their_recorded_test_accuracy() {
     assert_eq!(evaluation.predictions.len(), dataset.test.len());
     assert!((accuracy - recorded).abs() < 5e-4, "measured {accuracy}, recorded {recorded}");
 }
+
+#[test]
+fn the_shipped_weights_heads_attend_at_different_distances() {
+    use vit_web::inference::attention_distances;
+    use vit_web::viz::distance::farthest;
+    let Some(archive) = archive() else {
+        eprintln!("CIFAR-10's archive is not here (set CIFAR10_ARCHIVE): skipping the attention distances");
+        return;
+    };
+    let bytes = std::fs::read(WEIGHTS).expect("weights/vit-tiny.safetensors is shipped");
+    let device = Device::flex();
+    let (model, info) = from_safetensors(&bytes, &device).expect("the shipped file loads");
+    let dataset = read_archive_file(&archive, |_| {}).expect("the archive decodes");
+    let images: Vec<&[u8]> = (0..24).map(|index| dataset.test.image(index)).collect();
+    let distances = pollster::block_on(attention_distances(&model, &info.config, &images, &device)).unwrap();
+    eprintln!("mean attention distance (px), layer by layer: {distances:?}");
+    let bound = farthest(info.config.tokens(), info.config.patch_size);
+    assert!(distances.iter().flatten().all(|&distance| distance > 0.0 && distance < bound), "inside the image");
+    // A fresh model's heads all sit within 0.7 px of uniform attention's 14.6 px (tests/model.rs);
+    // the shipped ones spread over 14.8–17.2 px (layer 4 widest): trained heads differ.
+    let spread = |heads: &Vec<f32>| heads.iter().copied().fold(f32::MIN, f32::max) - heads.iter().copied().fold(f32::MAX, f32::min);
+    assert!(distances.iter().any(|heads| spread(heads) > 1.5), "{distances:?}");
+}

@@ -68,6 +68,24 @@ pub fn layout(
     x_extent: (f64, f64),
     y_format: TickFormat,
 ) -> Option<ChartLayout> {
+    let ys = series.iter().flat_map(|series| series.points.iter().map(|&(_, y)| y));
+    let y_range = match y_format {
+        TickFormat::Percent => (0.0, padded_domain(ys).map_or(1.0, |(_, high)| high.clamp(0.1, 1.0))),
+        TickFormat::Number => padded_domain(ys).unwrap_or((0.0, 1.0)),
+    };
+    layout_within(series, width, height, x_extent, y_range, y_format)
+}
+
+/// As [`layout`], with the y axis on `y_range` whatever the data (a quantity with known bounds,
+/// such as a distance inside the image, keeps one scale as it changes), rounded out to ticks.
+pub fn layout_within(
+    series: &[Series],
+    width: f64,
+    height: f64,
+    x_extent: (f64, f64),
+    (y_low, y_high): (f64, f64),
+    y_format: TickFormat,
+) -> Option<ChartLayout> {
     let area = Area {
         left: MARGIN_LEFT,
         top: MARGIN_TOP,
@@ -76,11 +94,6 @@ pub fn layout(
     };
     let xs = series.iter().flat_map(|series| series.points.iter().map(|&(x, _)| x));
     let (x_min, x_max) = padded_extent(xs.chain([x_extent.0, x_extent.1]))?;
-    let ys = series.iter().flat_map(|series| series.points.iter().map(|&(_, y)| y));
-    let (y_low, y_high) = match y_format {
-        TickFormat::Percent => (0.0, padded_domain(ys).map_or(1.0, |(_, high)| high.clamp(0.1, 1.0))),
-        TickFormat::Number => padded_domain(ys).unwrap_or((0.0, 1.0)),
-    };
     let x_count = ((area.right - area.left) / PIXELS_PER_X_TICK).floor().max(2.0) as usize;
     let y_count = ((area.bottom - area.top) / PIXELS_PER_Y_TICK).floor().max(2.0) as usize;
     let x_domain = nice_domain(x_min, x_max, x_count);
@@ -210,6 +223,15 @@ mod tests {
         assert_eq!(chart.y_ticks[0].label, "0%");
         assert!(chart.y_ticks.last().unwrap().label.ends_with('%'));
         assert_eq!(chart.value_label(0.5734), "57.3%");
+    }
+
+    #[test]
+    fn a_fixed_y_range_is_kept_whatever_the_data() {
+        let data = [series(&[(1.0, 14.6), (4.0, 15.2)])];
+        let chart = layout_within(&data, 400.0, 240.0, (0.5, 4.5), (0.0, 39.6), TickFormat::Number).unwrap();
+        assert_eq!(chart.y.domain, (0.0, 40.0));
+        assert_eq!(chart.y_ticks[0].label, "0");
+        assert!(chart.x.domain.0 <= 0.5 && chart.x.domain.1 >= 4.5);
     }
 
     #[test]

@@ -8,11 +8,13 @@
 //!  position embedding [65, D] ──similarity──▶ 64 maps of 8×8 ──colormap──▶ RGBA
 //!  loss / accuracy history ──chart (scale)──▶ axes, ticks, lines and hover values in pixels
 //!  test labels + predictions ──confusion──▶ 10×10 matrix, per-class accuracy
+//!  attention [images, heads, 65, 65] × L ──distance──▶ mean attention distance per layer and head
 //! ```
 
 pub mod chart;
 pub mod colormap;
 pub mod confusion;
+pub mod distance;
 pub mod resize;
 pub mod rollout;
 pub mod scale;

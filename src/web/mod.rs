@@ -14,6 +14,7 @@ mod dom;
 mod measure;
 mod overlay;
 mod page;
+mod plot;
 mod storage;
 mod views;
 pub mod worker;

@@ -13,7 +13,7 @@ use web_sys::MessageEvent;
 use super::adapter::{adapter_summary, init_device, thread_support};
 use super::app::{App, Change, SharedApp, send, show_error};
 use super::{dom, measure, workers};
-use super::views::{charts, compute, dataset, explanation, model, photo, positions, probe, site, test_set, training, weights};
+use super::views::{charts, compute, dataset, distance, explanation, model, photo, positions, probe, site, test_set, training, weights};
 use crate::compute::{
     ComputePath, PathRequest, SpeedBound, choose_path, measurement_key, parse_threads, plan_threads, stall_limit_seconds, stalled_worker_message,
 };
@@ -135,6 +135,7 @@ fn on_change(app: &SharedApp, change: Change) {
             on_change(app, Change::History);
             explanation::explain_picture(app);
             positions::show_current(app);
+            distance::show_current(app);
             test_set::request_evaluation(app);
         }
         Change::History => {
@@ -257,6 +258,7 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
             training::dataset_changed(app);
             training::refresh_buttons(app);
             test_set::request_evaluation(app);
+            distance::show_current(app);
         }
         WorkerOutput::DatasetFailed { message } => {
             dataset::show_failed(&message);

@@ -189,7 +189,7 @@ test("a pasted picture and a camera frame are classified too", async () => {
   await page.close();
 });
 
-test("charts, test-set figures and the positional embedding come from the shipped weights", async () => {
+test("charts, test-set figures, the positional embedding and the attention distance come from the shipped weights", async () => {
   const page = await openPage(SMALL);
   // The shipped file's history: 10 epochs of train/test loss and accuracy, plus running loss.
   await page.waitForFunction(() => Number(document.querySelector("#accuracy-chart").dataset.points) === 20);
@@ -212,6 +212,16 @@ test("charts, test-set figures and the positional embedding come from the shippe
   // A click on a test image explains it.
   await page.click("#predictions-grid figure[data-index='3']");
   await waitForPicture(page, "test image 4");
+
+  // The ViT paper's mean attention distance: a value per layer and head, inside the image.
+  await page.waitForSelector("#distance-canvas[data-distances]", { timeout: 5 * MINUTES });
+  const distances = JSON.parse(await page.locator("#distance-canvas").getAttribute("data-distances"));
+  const farthest = Number(await page.locator("#distance-canvas").getAttribute("data-farthest"));
+  assert.ok(Math.abs(farthest - 28 * Math.SQRT2) < 0.01, "corner to corner of the 8×8 grid of 4-pixel patches");
+  assert.deepEqual(distances.map((heads) => heads.length), [4, 4, 4, 4]);
+  assert.ok(distances.flat().every((distance) => distance > 0 && distance < farthest), JSON.stringify(distances));
+  assert.match(await page.locator("#distance-note").textContent(), /Over the 24 test images of the grid: heads reach from \d+\.\d to \d+\.\d px/);
+  assert.ok((await canvasStats(page, "#distance-canvas")).colours > 5, "the dots are drawn");
 
   const neighbours = Number(await page.locator("#position-canvas").getAttribute("data-neighbour-similarity"));
   assert.ok(neighbours > 0.2, `trained position embeddings resemble their neighbours: ${neighbours}`);

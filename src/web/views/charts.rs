@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, PointerEvent};
 
 use crate::web::dom::{self, element, escape, hidpi_context};
+use crate::web::plot;
 use crate::training::MetricsHistory;
 use crate::viz::chart::{ChartLayout, Series, layout};
 use crate::viz::scale::TickFormat;
@@ -97,7 +98,7 @@ fn draw(chart: &Chart, pointer_x: Option<f64>) {
     let Some((context, width, height)) = hidpi_context(&canvas) else { return };
     let Some(layout) = layout(&chart.series, width, height, chart.extent, chart.format) else { return };
     context.clear_rect(0.0, 0.0, width, height);
-    draw_axes(&context, &layout);
+    plot::draw_axes(&context, &layout, "epoch");
     for series in &chart.series {
         stroke_series(&context, &layout, series);
     }
@@ -109,38 +110,6 @@ fn draw(chart: &Chart, pointer_x: Option<f64>) {
     if let Some(x) = pointer_x {
         draw_hover(&context, &layout, chart, x, width);
     }
-}
-
-fn draw_axes(context: &CanvasRenderingContext2d, layout: &ChartLayout) {
-    let area = layout.area;
-    context.set_font("11px system-ui, sans-serif");
-    context.set_line_width(1.0);
-    context.set_stroke_style_str("#e6e9ef");
-    context.set_fill_style_str("#5b6677");
-    context.set_text_align("right");
-    context.set_text_baseline("middle");
-    for tick in &layout.y_ticks {
-        let y = tick.pixel.round() + 0.5; // on a pixel's centre: a crisp one-pixel line
-        context.begin_path();
-        context.move_to(area.left, y);
-        context.line_to(area.right, y);
-        context.stroke();
-        let _ = context.fill_text(&tick.label, area.left - 6.0, y);
-    }
-    context.set_text_align("center");
-    context.set_text_baseline("top");
-    for tick in &layout.x_ticks {
-        let _ = context.fill_text(&tick.label, tick.pixel, area.bottom + 6.0);
-    }
-    context.set_text_align("right");
-    context.set_text_baseline("bottom");
-    let _ = context.fill_text("epoch", area.right, area.bottom + 26.0);
-    context.set_stroke_style_str("#9aa3b2");
-    context.begin_path();
-    context.move_to(area.left + 0.5, area.top);
-    context.line_to(area.left + 0.5, area.bottom + 0.5);
-    context.line_to(area.right, area.bottom + 0.5);
-    context.stroke();
 }
 
 fn stroke_series(context: &CanvasRenderingContext2d, layout: &ChartLayout, series: &Series) {

@@ -6,6 +6,7 @@
 pub mod charts;
 pub mod compute;
 pub mod dataset;
+pub mod distance;
 pub mod explanation;
 pub mod model;
 pub mod photo;
