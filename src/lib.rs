@@ -4,7 +4,8 @@
 //! The layers, from the model down: [`model`] calls the four operations in [`ops`], each with a
 //! CPU and a WebGPU implementation. [`data`] brings CIFAR-10 to batches, [`training`] runs the
 //! epoch loop the native `train` command and the page's worker share, [`inference`] explains one
-//! picture, [`weights`] reads and writes safetensors files, [`viz`] turns numbers into pixels.
+//! picture, [`weights`] reads and writes safetensors files, [`viz`] turns numbers into pixels,
+//! [`runs`] is the page's record of its training runs.
 //! All of that is plain Rust tested natively; everything that touches the DOM, WebGPU or
 //! JavaScript lives in [`web`], compiled for wasm32 only.
 
@@ -17,6 +18,7 @@ pub mod inference;
 pub mod model;
 pub mod ops;
 pub mod protocol;
+pub mod runs;
 pub mod training;
 pub mod viz;
 pub mod weights;

@@ -15,10 +15,11 @@ use super::dom::{set_hidden, set_text};
 use crate::compute::ComputePath;
 use crate::inference::{AttentionView, Explanation};
 use crate::model::{VisionTransformer, VitConfig};
-use crate::protocol::{PreviewImage, WorkerInput};
+use crate::protocol::{PreviewImage, WorkerInput, WorkerOutput};
+use crate::runs::Run;
 use crate::training::MetricsHistory;
 use crate::viz::resize::resize_square;
-use crate::weights::WeightFileInfo;
+use crate::weights::{WeightFileInfo, from_safetensors};
 
 /// What the page holds between events.
 pub struct App {
@@ -47,6 +48,8 @@ pub struct App {
     /// (shipped, uploaded or trained here).
     pub weights: Option<Vec<u8>>,
     pub weights_info: Option<WeightFileInfo>,
+    /// Where they came from, for people: "Pretrained weights", "Trained in this page".
+    pub weights_origin: String,
     /// The picture being explained, and its latest explanation.
     pub picture: Option<Picture>,
     /// Counts pictures asked for, so a slow decode never replaces a later choice.
@@ -65,6 +68,13 @@ pub struct App {
     pub measured_speed: Option<f64>,
     /// Training and test images of the loaded dataset.
     pub dataset_images: Option<(usize, usize)>,
+    /// Every training run in this browser, in the order they started; the one in progress; the
+    /// ones drawn over the charts.
+    pub runs: Vec<Run>,
+    pub current_run: Option<u64>,
+    pub overlaid: Vec<u64>,
+    /// The worker's messages that arrived while the page was starting (`None` once it has).
+    pub early_messages: Option<Vec<(WorkerOutput, Option<Vec<u8>>)>>,
     /// Updates the views that depend on a [`Change`]; set by the page when it starts.
     pub on_change: fn(&SharedApp, Change),
 }
@@ -87,6 +97,23 @@ pub enum Change {
 pub fn changed(app: &SharedApp, change: Change) {
     let on_change = app.borrow().on_change;
     on_change(app, change);
+}
+
+/// Installs `bytes` (a safetensors file, checked in full first) as the page's model and tells
+/// the views; a refused file changes nothing.
+pub fn adopt_weights(app: &SharedApp, bytes: Vec<u8>, origin: &str) -> Result<(), String> {
+    let (model, info) = from_safetensors(&bytes, &app.borrow().device).map_err(|error| error.to_string())?;
+    {
+        let mut app = app.borrow_mut();
+        app.model = model;
+        app.config = info.config.clone();
+        app.weights = Some(bytes);
+        app.history = serde_json::from_str(&info.metrics_json).unwrap_or_default();
+        app.weights_info = Some(info);
+        app.weights_origin = origin.to_string();
+    }
+    changed(app, Change::Weights);
+    Ok(())
 }
 
 /// A picture the model can explain: its centred square at display resolution and the 32×32

@@ -66,6 +66,21 @@ pub fn replace_query(changes: &[(&str, Option<String>)]) {
     }
 }
 
+/// Hands `bytes` to the browser as a download called `name`.
+pub fn save_file(bytes: &[u8], name: &str, mime: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(|_| "could not make the file")?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "could not make the file")?;
+    let anchor: web_sys::HtmlAnchorElement = document().create_element("a").map_err(|_| "no document")?.unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(name);
+    anchor.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
 /// Resolves after `milliseconds`, letting the page's events run meanwhile.
 pub async fn sleep_ms(milliseconds: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {

@@ -11,15 +11,16 @@ use wasm_bindgen::prelude::*;
 use web_sys::MessageEvent;
 
 use super::adapter::{adapter_summary, init_device, thread_support};
-use super::app::{App, Change, SharedApp, send, show_error};
+use super::app::{App, Change, SharedApp, adopt_weights, send, show_error};
 use super::{dom, measure, workers};
-use super::views::{charts, compute, dataset, distance, explanation, model, photo, positions, probe, site, test_set, training, weights};
+use super::views::{self, charts, compute, dataset, distance, explanation, model, photo, positions, probe, site, test_set, training, weights};
 use crate::compute::{
     ComputePath, PathRequest, SpeedBound, choose_path, measurement_key, parse_threads, plan_threads, stall_limit_seconds, stalled_worker_message,
 };
 use crate::inference::AttentionView;
 use crate::model::Preset;
 use crate::protocol::{WorkerInput, WorkerOutput};
+use crate::runs;
 use crate::training::MetricsHistory;
 
 const SAMPLE_IMAGE: &str = "samples/kitten.webp";
@@ -86,6 +87,11 @@ async fn start_up() -> Result<(), String> {
         training: false,
         weights: None,
         weights_info: None,
+        weights_origin: String::new(),
+        runs: Vec::new(),
+        current_run: None,
+        overlaid: Vec::new(),
+        early_messages: Some(Vec::new()),
         picture: Some(sample),
         picture_generation: 0,
         explanation: None,
@@ -102,16 +108,21 @@ async fn start_up() -> Result<(), String> {
     model::show(&app);
     photo::show_input(&app);
     charts::wire();
-    charts::show(&MetricsHistory::default(), 10, 0);
     explanation::wire(&app);
-    weights::load_pretrained(&app).await; // explains the sample with whatever weights it ends with
+    // Listening from the start: a message the worker sends before the page listens is lost.
     listen_to_worker(&app);
+    weights::load_pretrained(&app).await; // explains the sample with whatever weights it ends with
     watch_worker(&app);
     dataset::wire(&app);
     training::wire(&app);
     weights::wire(&app);
     photo::wire(&app);
     test_set::wire(&app);
+    wasm_bindgen_futures::spawn_local(views::runs::load(app.clone()));
+    let early = app.borrow_mut().early_messages.take().unwrap_or_default();
+    for (output, bytes) in early {
+        on_worker_output(&app, output, bytes);
+    }
     dom::document()
         .body()
         .expect("the page has a body")
@@ -129,6 +140,7 @@ fn on_change(app: &SharedApp, change: Change) {
         }
         Change::Weights => {
             model::show(app);
+            weights::show_current(app);
             if let Some(preset) = app.borrow().weights_info.as_ref().and_then(|info| info.preset) {
                 training::follow_preset(preset);
             }
@@ -140,7 +152,20 @@ fn on_change(app: &SharedApp, change: Change) {
         }
         Change::History => {
             let app = app.borrow();
-            charts::show(&app.history, app.planned_epochs, app.steps_per_epoch);
+            let labels = runs::labels(&app.runs);
+            let overlays: Vec<charts::Overlay> = app
+                .runs
+                .iter()
+                .enumerate()
+                .filter(|(_, run)| app.overlaid.contains(&run.id))
+                .map(|(index, run)| charts::Overlay {
+                    name: format!("run {} ({})", index + 1, labels[index]),
+                    colour: runs::colour(index),
+                    history: &run.history,
+                    steps_per_epoch: run.batches_per_epoch,
+                })
+                .collect();
+            charts::show(&app.history, app.planned_epochs, app.steps_per_epoch, &overlays);
         }
     }
 }
@@ -154,7 +179,13 @@ fn listen_to_worker(app: &SharedApp) {
             .filter(|value| !value.is_undefined())
             .map(|value| Uint8Array::new(&value).to_vec());
         match serde_wasm_bindgen::from_value::<WorkerOutput>(data) {
-            Ok(output) => on_worker_output(&handler_app, output, bytes),
+            Ok(output) => {
+                // While the page starts, messages wait for its views.
+                let early = handler_app.borrow_mut().early_messages.as_mut().map(|waiting| waiting.push((output.clone(), bytes.clone())));
+                if early.is_none() {
+                    on_worker_output(&handler_app, output, bytes);
+                }
+            }
             Err(error) => show_error(&format!("unreadable message from the worker: {error}")),
         }
     });
@@ -220,6 +251,7 @@ fn replace_worker(app: &SharedApp, message: &str) {
 }
 
 fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>>) {
+    views::runs::record(app, &output, bytes.as_deref());
     {
         let now = dom::now_ms();
         let mut app = app.borrow_mut();
@@ -267,13 +299,13 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
         WorkerOutput::Epoch { metrics, evaluation, heap_bytes, gpu_bytes } => {
             training::show_epoch(&metrics, Some(heap_bytes), gpu_bytes);
             if let Some(bytes) = bytes
-                && let Err(message) = weights::adopt(app, bytes, "Trained in this page")
+                && let Err(message) = adopt_weights(app, bytes, "Trained in this page")
             {
                 show_error(&format!("the trained weights could not be loaded: {message}"));
             }
             test_set::show_evaluation(app, &evaluation, &format!("After epoch {}", metrics.epoch));
         }
-        WorkerOutput::CheckpointWeights => match bytes.map(|bytes| weights::adopt(app, bytes, "From the saved checkpoint")) {
+        WorkerOutput::CheckpointWeights => match bytes.map(|bytes| adopt_weights(app, bytes, "From the saved checkpoint")) {
             Some(Ok(())) => {}
             Some(Err(message)) => show_error(&format!("the checkpoint's weights could not be loaded: {message}")),
             None => show_error("the worker sent no weights"),

@@ -1,5 +1,6 @@
-//! Network and browser storage for the worker: fetch with progress, and the Cache API used to
-//! keep the decoded dataset between visits. Works in a worker and in a page.
+//! Network and browser storage: fetch with progress, the Cache API that keeps the decoded
+//! dataset between visits, and files in the origin-private file system (the worker's checkpoint,
+//! the page's runs). Works in a worker and in a page.
 
 use js_sys::{Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
@@ -17,6 +18,32 @@ fn global_call(name: &str, argument: &JsValue, second: Option<&JsValue>) -> Resu
         Some(second) => function.call2(&global, argument, second),
         None => function.call1(&global, argument),
     }
+}
+
+#[wasm_bindgen(module = "/www/files.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = writeFile, catch)]
+    async fn write_file_js(name: &str, bytes: &Uint8Array) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = readFile, catch)]
+    async fn read_file_js(name: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = removeFile, catch)]
+    async fn remove_file_js(name: &str) -> Result<JsValue, JsValue>;
+}
+
+/// Writes the file `name` of the origin-private file system whole (a failed write leaves the
+/// previous one), from the page or a worker.
+pub async fn write_file(name: &str, bytes: &[u8]) -> Result<(), String> {
+    write_file_js(name, &Uint8Array::from(bytes)).await.map(|_| ()).map_err(describe)
+}
+
+/// The file `name`'s bytes; `None` when there is none.
+pub async fn read_file(name: &str) -> Result<Option<Vec<u8>>, String> {
+    let bytes = read_file_js(name).await.map_err(describe)?;
+    Ok((!bytes.is_null() && !bytes.is_undefined()).then(|| Uint8Array::new(&bytes).to_vec()))
+}
+
+pub async fn remove_file(name: &str) -> Result<(), String> {
+    remove_file_js(name).await.map(|_| ()).map_err(describe)
 }
 
 /// A browser error in words; a full storage quota, the error a person can act on, is named as such.

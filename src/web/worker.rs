@@ -27,23 +27,13 @@ use crate::protocol::{CheckpointSummary, DatasetSource, LoadStage, PreviewImage,
 use crate::training::{Checkpoint, TrainingError, TrainingRecipe, TrainingSession, evaluate, fixed_batch, fixed_trainer};
 use crate::weights::from_safetensors;
 
-#[wasm_bindgen(module = "/www/checkpoint.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = saveCheckpoint, catch)]
-    async fn save_checkpoint_js(bytes: &Uint8Array) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = loadCheckpoint, catch)]
-    async fn load_checkpoint_js() -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = deleteCheckpoint, catch)]
-    async fn delete_checkpoint_js() -> Result<JsValue, JsValue>;
-}
+/// The checkpoint's file in the origin-private file system (`storage::write_file`).
+const CHECKPOINT_FILE: &str = "training-checkpoint.vitckpt";
 
 /// The checkpoint in browser storage, if there is one.
 async fn stored_checkpoint() -> Result<Option<Checkpoint>, String> {
-    let bytes = load_checkpoint_js().await.map_err(storage::describe)?;
-    if bytes.is_null() || bytes.is_undefined() {
-        return Ok(None);
-    }
-    let checkpoint = Checkpoint::decode(&Uint8Array::new(&bytes).to_vec())
+    let Some(bytes) = storage::read_file(CHECKPOINT_FILE).await? else { return Ok(None) };
+    let checkpoint = Checkpoint::decode(&bytes)
         .map_err(|error| format!("the saved checkpoint cannot be used ({error})"))?;
     Ok(Some(checkpoint))
 }
@@ -181,8 +171,8 @@ fn handle(input: WorkerInput, data: &JsValue) {
             }
         }),
         WorkerInput::DiscardCheckpoint => spawn_local(async {
-            if let Err(error) = delete_checkpoint_js().await {
-                post(&WorkerOutput::CheckpointFailed { message: format!("the checkpoint could not be deleted: {}", storage::describe(error)) }, None);
+            if let Err(error) = storage::remove_file(CHECKPOINT_FILE).await {
+                post(&WorkerOutput::CheckpointFailed { message: format!("the checkpoint could not be deleted: {error}") }, None);
             }
         }),
         WorkerInput::Evaluate { compute } if !busy => match weights_beside(data) {
@@ -518,10 +508,10 @@ async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Res
             Some(Uint8Array::from(checkpoint.weights.as_slice())),
         );
         let bytes = checkpoint.encode();
-        match save_checkpoint_js(&Uint8Array::from(bytes.as_slice())).await {
+        match storage::write_file(CHECKPOINT_FILE, &bytes).await {
             Ok(_) => post(&WorkerOutput::CheckpointSaved { epoch: metrics.epoch, bytes: bytes.len() as u64 }, None),
             Err(error) => post(
-                &WorkerOutput::CheckpointFailed { message: format!("the checkpoint after epoch {} was not saved: {}", metrics.epoch, storage::describe(error)) },
+                &WorkerOutput::CheckpointFailed { message: format!("the checkpoint after epoch {} was not saved: {error}", metrics.epoch) },
                 None,
             ),
         }

@@ -8,7 +8,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement, PointerE
 
 use crate::web::dom::{self, element, escape, hidpi_context};
 use crate::web::plot;
-use crate::training::MetricsHistory;
+use crate::training::{EpochMetrics, MetricsHistory};
 use crate::viz::chart::{ChartLayout, Series, layout};
 use crate::viz::scale::TickFormat;
 
@@ -40,40 +40,61 @@ fn steps_per_epoch(history: &MetricsHistory, recorded: usize) -> f64 {
     }
 }
 
-/// Redraws both charts for `history`; `planned_epochs` fixes the x axis so it does not rescale
-/// every epoch.
-pub fn show(history: &MetricsHistory, planned_epochs: usize, recorded_steps_per_epoch: usize) {
-    let per_epoch = steps_per_epoch(history, recorded_steps_per_epoch);
-    let epochs = |value: fn(&crate::training::EpochMetrics) -> f32| -> Vec<(f64, f64)> {
-        history.epochs.iter().map(|epoch| (epoch.epoch as f64, value(epoch) as f64)).collect()
-    };
-    let extent = (0.0, planned_epochs.max(history.epochs.len()).max(1) as f64);
-    let loss = Chart {
-        canvas: "loss-chart",
-        legend: "loss-legend",
-        format: TickFormat::Number,
-        series: vec![
-            Series {
-                name: "running train loss".into(),
-                colour: RUNNING,
-                points: history.steps.iter().map(|point| (point.step as f64 / per_epoch, point.loss as f64)).collect(),
-                dots: false,
-            },
-            Series { name: "train loss".into(), colour: TRAIN, points: epochs(|epoch| epoch.train_loss), dots: true },
-            Series { name: "test loss".into(), colour: TEST, points: epochs(|epoch| epoch.test_loss), dots: true },
-        ],
-        extent,
-    };
-    let accuracy = Chart {
-        canvas: "accuracy-chart",
-        legend: "accuracy-legend",
-        format: TickFormat::Percent,
-        series: vec![
-            Series { name: "train accuracy".into(), colour: TRAIN, points: epochs(|epoch| epoch.train_accuracy), dots: true },
-            Series { name: "test accuracy".into(), colour: TEST, points: epochs(|epoch| epoch.test_accuracy), dots: true },
-        ],
-        extent,
-    };
+/// A stored run drawn over the charts: its running loss and test figures in its colour.
+pub struct Overlay<'a> {
+    pub name: String,
+    pub colour: &'static str,
+    pub history: &'a MetricsHistory,
+    pub steps_per_epoch: usize,
+}
+
+fn per_epoch(history: &MetricsHistory, value: fn(&EpochMetrics) -> f32) -> Vec<(f64, f64)> {
+    history.epochs.iter().map(|epoch| (epoch.epoch as f64, value(epoch) as f64)).collect()
+}
+
+/// Redraws both charts for `history`, with `overlays` over them; `planned_epochs` fixes the x
+/// axis so it does not rescale every epoch.
+pub fn show(history: &MetricsHistory, planned_epochs: usize, recorded_steps_per_epoch: usize, overlays: &[Overlay]) {
+    let per_step = steps_per_epoch(history, recorded_steps_per_epoch);
+    let longest = overlays.iter().map(|overlay| overlay.history.epochs.len()).chain([planned_epochs, history.epochs.len(), 1]).max();
+    let extent = (0.0, longest.unwrap_or(1) as f64);
+    let mut loss_series = vec![
+        Series {
+            name: "running train loss".into(),
+            colour: RUNNING,
+            points: history.steps.iter().map(|point| (point.step as f64 / per_step, point.loss as f64)).collect(),
+            dots: false,
+        },
+        Series { name: "train loss".into(), colour: TRAIN, points: per_epoch(history, |epoch| epoch.train_loss), dots: true },
+        Series { name: "test loss".into(), colour: TEST, points: per_epoch(history, |epoch| epoch.test_loss), dots: true },
+    ];
+    let mut accuracy_series = vec![
+        Series { name: "train accuracy".into(), colour: TRAIN, points: per_epoch(history, |epoch| epoch.train_accuracy), dots: true },
+        Series { name: "test accuracy".into(), colour: TEST, points: per_epoch(history, |epoch| epoch.test_accuracy), dots: true },
+    ];
+    for overlay in overlays {
+        let per_step = steps_per_epoch(overlay.history, overlay.steps_per_epoch);
+        loss_series.push(Series {
+            name: format!("{}: running loss", overlay.name),
+            colour: overlay.colour,
+            points: overlay.history.steps.iter().map(|point| (point.step as f64 / per_step, point.loss as f64)).collect(),
+            dots: false,
+        });
+        loss_series.push(Series {
+            name: format!("{}: test loss", overlay.name),
+            colour: overlay.colour,
+            points: per_epoch(overlay.history, |epoch| epoch.test_loss),
+            dots: true,
+        });
+        accuracy_series.push(Series {
+            name: format!("{}: test accuracy", overlay.name),
+            colour: overlay.colour,
+            points: per_epoch(overlay.history, |epoch| epoch.test_accuracy),
+            dots: true,
+        });
+    }
+    let loss = Chart { canvas: "loss-chart", legend: "loss-legend", format: TickFormat::Number, series: loss_series, extent };
+    let accuracy = Chart { canvas: "accuracy-chart", legend: "accuracy-legend", format: TickFormat::Percent, series: accuracy_series, extent };
     for chart in [&loss, &accuracy] {
         draw(chart, None);
         show_legend(chart);

@@ -12,6 +12,7 @@ pub mod model;
 pub mod photo;
 pub mod positions;
 pub mod probe;
+pub mod runs;
 pub mod site;
 pub mod test_set;
 pub mod training;

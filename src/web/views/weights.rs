@@ -2,17 +2,17 @@
 //! full by `weights::from_safetensors` before anything changes; a refused file leaves the model,
 //! its metrics and the page as they were.
 
-use js_sys::{Array, Uint8Array};
+use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
-use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlInputElement, Url};
+use web_sys::HtmlInputElement;
 
 use crate::training::MetricsHistory;
-use crate::web::app::{Change, SharedApp, changed};
+use crate::web::app::{Change, SharedApp, adopt_weights, changed};
 use crate::web::dom::{self, element, set_hidden, set_text};
 use crate::web::storage;
-use crate::weights::{WeightFileInfo, from_safetensors, preset_of, to_safetensors_async};
+use crate::weights::{WeightFileInfo, preset_of, to_safetensors_async};
 
 /// Shipped beside the page; see weights/README.md for how it was made.
 pub const PRETRAINED: &str = "weights/vit-tiny.safetensors";
@@ -33,22 +33,13 @@ fn show_problem(message: &str) {
     set_hidden("weights-error", message.is_empty());
 }
 
-/// Installs `bytes` as the page's model, or says why not and changes nothing.
-pub fn adopt(app: &SharedApp, bytes: Vec<u8>, origin: &str) -> Result<(), String> {
-    let loaded = from_safetensors(&bytes, &app.borrow().device).map_err(|error| error.to_string())?;
-    let (model, info) = loaded;
-    set_text("weights-note", &format!("{origin}: {}.", describe(&info)));
-    show_problem("");
-    {
-        let mut app = app.borrow_mut();
-        app.model = model;
-        app.config = info.config.clone();
-        app.weights = Some(bytes);
-        app.history = serde_json::from_str(&info.metrics_json).unwrap_or_default();
-        app.weights_info = Some(info);
+/// Says where the current weights came from and what they are.
+pub fn show_current(app: &SharedApp) {
+    let app = app.borrow();
+    if let Some(info) = &app.weights_info {
+        set_text("weights-note", &format!("{}: {}.", app.weights_origin, describe(info)));
+        show_problem("");
     }
-    changed(app, Change::Weights);
-    Ok(())
 }
 
 pub fn wire(app: &SharedApp) {
@@ -77,7 +68,7 @@ pub fn wire(app: &SharedApp) {
                     if app.borrow().training {
                         Err("stop training before loading other weights".to_string())
                     } else {
-                        adopt(&app, Uint8Array::new(&buffer).to_vec(), &format!("Loaded {name}"))
+                        adopt_weights(&app, Uint8Array::new(&buffer).to_vec(), &format!("Loaded {name}"))
                     }
                 }
                 Err(_) => Err(format!("{name} could not be read")),
@@ -108,17 +99,7 @@ async fn download(app: &SharedApp) -> Result<(), String> {
             (bytes, file_name(&info))
         }
     };
-    let parts = Array::of1(&Uint8Array::from(bytes.as_slice()));
-    let options = BlobPropertyBag::new();
-    options.set_type("application/octet-stream");
-    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(|_| "could not make the file")?;
-    let url = Url::create_object_url_with_blob(&blob).map_err(|_| "could not make the file")?;
-    let anchor: HtmlAnchorElement = dom::document().create_element("a").map_err(|_| "no document")?.unchecked_into();
-    anchor.set_href(&url);
-    anchor.set_download(&name);
-    anchor.click();
-    let _ = Url::revoke_object_url(&url);
-    Ok(())
+    dom::save_file(&bytes, &name, "application/octet-stream")
 }
 
 fn file_name(info: &WeightFileInfo) -> String {
@@ -129,7 +110,7 @@ fn file_name(info: &WeightFileInfo) -> String {
 /// Loads the shipped pretrained weights, if the page has them.
 pub async fn load_pretrained(app: &SharedApp) {
     match storage::download(PRETRAINED, None, |_, _| {}).await {
-        Ok(bytes) => match adopt(app, bytes, "Pretrained weights") {
+        Ok(bytes) => match adopt_weights(app, bytes, "Pretrained weights") {
             Ok(()) => return,
             Err(message) => show_problem(&format!("the shipped weights could not be loaded ({message}); using fresh weights")),
         },

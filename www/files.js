@@ -1,7 +1,7 @@
-// Training checkpoints in the origin-private file system (OPFS), from the training worker.
-// A writable stream replaces the file only when it is closed, so a tab that dies mid-write
-// leaves the previous checkpoint whole. Errors (a full quota above all) reach the caller.
-const NAME = "training-checkpoint.vitckpt";
+// Files in the origin-private file system (OPFS): the training worker's checkpoint, and the
+// page's runs with their latest weights. A writable stream replaces the file only when it is
+// closed, so a tab that dies mid-write leaves the previous file whole. Errors (a full quota
+// above all) reach the caller.
 
 async function root() {
   if (!navigator.storage || !navigator.storage.getDirectory) {
@@ -10,8 +10,8 @@ async function root() {
   return navigator.storage.getDirectory();
 }
 
-export async function saveCheckpoint(bytes) {
-  const handle = await (await root()).getFileHandle(NAME, { create: true });
+export async function writeFile(name, bytes) {
+  const handle = await (await root()).getFileHandle(name, { create: true });
   if (handle.createWritable) {
     const writable = await handle.createWritable();
     try {
@@ -21,8 +21,8 @@ export async function saveCheckpoint(bytes) {
       await writable.abort().catch(() => {});
       throw error;
     }
-  } else {
-    // Safari offers only synchronous access handles, in workers, which is where this runs.
+  } else if (handle.createSyncAccessHandle) {
+    // Safari offers only synchronous access handles, and only in workers.
     const access = await handle.createSyncAccessHandle();
     try {
       access.truncate(0);
@@ -31,13 +31,15 @@ export async function saveCheckpoint(bytes) {
     } finally {
       access.close();
     }
+  } else {
+    throw new DOMException("this browser cannot write files from the page", "NotSupportedError");
   }
 }
 
-// The checkpoint's bytes, or null when there is none.
-export async function loadCheckpoint() {
+// The file's bytes, or null when there is none.
+export async function readFile(name) {
   try {
-    const handle = await (await root()).getFileHandle(NAME);
+    const handle = await (await root()).getFileHandle(name);
     return new Uint8Array(await (await handle.getFile()).arrayBuffer());
   } catch (error) {
     if (error && (error.name === "NotFoundError" || error.name === "NotSupportedError")) return null;
@@ -45,9 +47,9 @@ export async function loadCheckpoint() {
   }
 }
 
-export async function deleteCheckpoint() {
+export async function removeFile(name) {
   try {
-    await (await root()).removeEntry(NAME);
+    await (await root()).removeEntry(name);
   } catch (error) {
     if (!error || error.name !== "NotFoundError") throw error;
   }

@@ -1,0 +1,375 @@
+//! The page's record of its training runs: each run's recipe, where it ran, its metrics and how
+//! it ended, kept in browser storage so that runs can be compared, labelled by what changed from
+//! the run before, overlaid on the charts and exported (the table as CSV, a run as JSON).
+
+use serde::{Deserialize, Serialize};
+
+use crate::compute::ComputePath;
+use crate::training::{MetricsHistory, NamedRecipe, StepPoint, TrainingRecipe};
+
+/// The running-loss points a stored run keeps at most: the charts' width in pixels is about
+/// this, and 20 runs of 6,000 steps would otherwise fill megabytes.
+pub const KEPT_STEPS: usize = 500;
+/// How many of the latest runs keep their final weights in browser storage (2.2 MB each for
+/// the tiny preset, 13 MB for the small one).
+pub const KEPT_WEIGHTS: usize = 3;
+/// How many runs the table keeps; the oldest go first.
+pub const KEPT_RUNS: usize = 100;
+
+/// The colours of runs overlaid on the charts, by their place in the table (the charts' own
+/// blue and orange are the current weights').
+pub const RUN_COLOURS: [&str; 8] = ["#7b5cc4", "#2a9d5b", "#c23b5a", "#1f9bb0", "#b58a00", "#e377c2", "#8c564b", "#5b6677"];
+
+/// The colour of the run at `index` in start order.
+pub fn colour(index: usize) -> &'static str {
+    RUN_COLOURS[index % RUN_COLOURS.len()]
+}
+
+/// The file in browser storage that keeps run `id`'s weights.
+pub fn weights_file(id: u64) -> String {
+    format!("run-{id}.safetensors")
+}
+
+/// A new run's id: its start time in milliseconds, or one more than the latest stored run's
+/// when the clock says otherwise (two runs in one millisecond, a clock set back).
+pub fn next_id(runs: &[Run], now_ms: f64) -> u64 {
+    let latest = runs.iter().map(|run| run.id).max().unwrap_or(0);
+    (now_ms.max(0.0) as u64).max(latest + 1)
+}
+
+/// How a run ended, or that it has not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum RunStatus {
+    Running,
+    Finished,
+    /// The person stopped it.
+    Stopped,
+    Failed { message: String },
+    /// The page went away while it ran (a reload, a closed or crashed tab).
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn label(&self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Finished => "finished",
+            RunStatus::Stopped => "stopped",
+            RunStatus::Failed { .. } => "failed",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// One training run as the page saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// Unique among the stored runs; also the order they started in.
+    pub id: u64,
+    /// When it started, in milliseconds since 1970 (JavaScript's `Date.now()`).
+    pub started_ms: f64,
+    pub recipe: TrainingRecipe,
+    pub compute: ComputePath,
+    /// The adapter or CPU it ran on, as the worker named it, and the CPU path's threads.
+    pub device: String,
+    pub threads: usize,
+    /// Optimiser steps per epoch, for the charts' x axis in epochs.
+    pub batches_per_epoch: usize,
+    /// Continued from a checkpoint of an earlier visit: its first epochs ran before.
+    pub resumed: bool,
+    /// Per-epoch metrics and the running loss (thinned to [`KEPT_STEPS`] points).
+    pub history: MetricsHistory,
+    pub status: RunStatus,
+    /// Wall time of the training steps so far, as the worker measures it.
+    pub seconds: f64,
+    /// SHA-256 of the last weight file it produced, and whether browser storage still holds it.
+    pub weights_sha256: Option<String>,
+    pub weights_kept: bool,
+}
+
+impl Run {
+    pub fn new(id: u64, started_ms: f64, recipe: TrainingRecipe, compute: ComputePath, device: String, threads: usize) -> Self {
+        Self {
+            id,
+            started_ms,
+            recipe,
+            compute,
+            device,
+            threads,
+            batches_per_epoch: 0,
+            resumed: false,
+            history: MetricsHistory::default(),
+            status: RunStatus::Running,
+            seconds: 0.0,
+            weights_sha256: None,
+            weights_kept: false,
+        }
+    }
+
+    /// The last epoch's test accuracy.
+    pub fn test_accuracy(&self) -> Option<f32> {
+        self.history.epochs.last().map(|epoch| epoch.test_accuracy)
+    }
+
+    /// Training images per second over the epochs that finished.
+    pub fn images_per_second(&self) -> Option<f64> {
+        let (images, seconds) = self.history.epochs.iter().fold((0.0, 0.0), |(images, seconds), epoch| {
+            (images + epoch.images_per_second * epoch.train_seconds, seconds + epoch.train_seconds)
+        });
+        (seconds > 0.0).then(|| images / seconds)
+    }
+
+    /// The compute path as the table shows it: "WebGPU" or "CPU (wasm), 2 threads".
+    pub fn path(&self) -> String {
+        match self.compute {
+            ComputePath::Cpu => format!("{}, {} thread{}", self.compute.label(), self.threads, if self.threads == 1 { "" } else { "s" }),
+            ComputePath::WebGpu => self.compute.label().to_string(),
+        }
+    }
+
+    /// The run as storage keeps it: at most [`KEPT_STEPS`] running-loss points.
+    pub fn to_store(&self) -> Run {
+        Run { history: MetricsHistory { epochs: self.history.epochs.clone(), steps: thinned(&self.history.steps, KEPT_STEPS) }, ..self.clone() }
+    }
+
+    /// The run as a JSON document (what "download its metrics" gives).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a run serialises")
+    }
+}
+
+/// About `count` points of `steps`, evenly spaced, always with the first and the last.
+pub fn thinned(steps: &[StepPoint], count: usize) -> Vec<StepPoint> {
+    if steps.len() <= count || count < 2 {
+        return steps.to_vec();
+    }
+    let last = steps.len() - 1;
+    let mut kept: Vec<StepPoint> = (0..count).map(|index| steps[index * last / (count - 1)]).collect();
+    kept.dedup_by_key(|point| point.step);
+    kept
+}
+
+/// A number as a person writes it in a recipe: 0.001 → "1e-3", 0.0015 → "1.5e-3", 0.05 → "0.05".
+fn short(value: f64) -> String {
+    if value != 0.0 && value.abs() < 0.01 { format!("{value:e}") } else { format!("{value}") }
+}
+
+/// Each recipe value a person reads, by the name the table's labels use.
+fn values(recipe: &TrainingRecipe) -> [(&'static str, String); 9] {
+    let optimizer = &recipe.optimizer;
+    [
+        ("preset", recipe.preset.name().to_string()),
+        ("epochs", recipe.epochs.to_string()),
+        ("batch", recipe.batch_size.to_string()),
+        ("lr", short(optimizer.learning_rate)),
+        ("wd", short(optimizer.weight_decay)),
+        ("warm-up", optimizer.warmup_steps.to_string()),
+        // Through f32's own formatting: 0.1 stays "0.1", not 0.10000000149.
+        ("smoothing", short(optimizer.label_smoothing.to_string().parse().expect("a float's text parses"))),
+        ("augment", format!("{:?}", recipe.augment).to_lowercase()),
+        ("seed", recipe.seed.to_string()),
+    ]
+}
+
+/// What `run` changed from `previous` ("lr 1e-3 → 3e-3, batch 256 → 128"); for a first run, its
+/// named recipe's name or "first run".
+pub fn label(previous: Option<&Run>, run: &Run) -> String {
+    let mut changes: Vec<String> = Vec::new();
+    if run.resumed {
+        changes.push("resumed".into());
+    }
+    let Some(previous) = previous else {
+        let named = NamedRecipe::ALL.iter().find(|named| TrainingRecipe { seed: run.recipe.seed, ..named.recipe() } == run.recipe);
+        changes.push(named.map_or("first run".to_string(), |named| named.label().to_string()));
+        return changes.join(", ");
+    };
+    for ((name, before), (_, after)) in values(&previous.recipe).into_iter().zip(values(&run.recipe)) {
+        if before != after {
+            changes.push(format!("{name} {before} → {after}"));
+        }
+    }
+    if previous.path() != run.path() {
+        changes.push(format!("{} → {}", previous.path(), run.path()));
+    }
+    if changes.is_empty() { "same recipe".into() } else { changes.join(", ") }
+}
+
+/// Every run's label, each against the run before it (the runs in the order they started).
+pub fn labels(runs: &[Run]) -> Vec<String> {
+    runs.iter().enumerate().map(|(index, run)| label(index.checked_sub(1).map(|previous| &runs[previous]), run)).collect()
+}
+
+/// The runs table as CSV, one row per run in the order they started.
+pub fn to_csv(runs: &[Run]) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let header = [
+        "run", "started_ms", "label", "status", "preset", "epochs", "batch", "lr", "wd", "warmup", "smoothing", "augment", "seed",
+        "path", "device", "epochs_done", "test_accuracy", "seconds", "images_per_second", "weights_sha256",
+    ];
+    writer.write_record(header).expect("writing to memory");
+    for (run, label) in runs.iter().zip(labels(runs)) {
+        let recipe = &run.recipe;
+        let optimizer = &recipe.optimizer;
+        writer
+            .write_record([
+                run.id.to_string(),
+                format!("{:.0}", run.started_ms),
+                label,
+                run.status.label().to_string(),
+                recipe.preset.name().to_string(),
+                recipe.epochs.to_string(),
+                recipe.batch_size.to_string(),
+                optimizer.learning_rate.to_string(),
+                optimizer.weight_decay.to_string(),
+                optimizer.warmup_steps.to_string(),
+                optimizer.label_smoothing.to_string(),
+                format!("{:?}", recipe.augment).to_lowercase(),
+                recipe.seed.to_string(),
+                run.path(),
+                run.device.clone(),
+                run.history.epochs.len().to_string(),
+                run.test_accuracy().map(|accuracy| format!("{accuracy:.4}")).unwrap_or_default(),
+                format!("{:.1}", run.seconds),
+                run.images_per_second().map(|speed| format!("{speed:.1}")).unwrap_or_default(),
+                run.weights_sha256.clone().unwrap_or_default(),
+            ])
+            .expect("writing to memory");
+    }
+    String::from_utf8(writer.into_inner().expect("writing to memory")).expect("CSV of strings is UTF-8")
+}
+
+/// The stored runs, read back; runs still marked running were cut off by the page going away.
+pub fn from_json(text: &str) -> Result<Vec<Run>, String> {
+    let mut runs: Vec<Run> = serde_json::from_str(text).map_err(|error| format!("the stored runs are unreadable ({error})"))?;
+    for run in &mut runs {
+        if run.status == RunStatus::Running {
+            run.status = RunStatus::Interrupted;
+        }
+    }
+    Ok(runs)
+}
+
+/// The ids of runs whose weights should no longer be kept: all but the latest [`KEPT_WEIGHTS`]
+/// that have them.
+pub fn weights_to_drop(runs: &[Run]) -> Vec<u64> {
+    runs.iter().rev().filter(|run| run.weights_kept).skip(KEPT_WEIGHTS).map(|run| run.id).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::training::EpochMetrics;
+
+    fn run(id: u64, recipe: TrainingRecipe) -> Run {
+        Run::new(id, 1.7e12 + id as f64, recipe, ComputePath::Cpu, "CPU".into(), 2)
+    }
+
+    fn epoch(epoch: usize, accuracy: f32, seconds: f64, speed: f64) -> EpochMetrics {
+        EpochMetrics {
+            epoch,
+            train_loss: 1.0,
+            train_accuracy: 0.5,
+            test_loss: 1.2,
+            test_accuracy: accuracy,
+            train_seconds: seconds,
+            images_per_second: speed,
+        }
+    }
+
+    #[test]
+    fn labels_say_what_changed_from_the_run_before() {
+        let reference = run(1, TrainingRecipe::default());
+        let mut faster = run(2, TrainingRecipe { batch_size: 128, ..TrainingRecipe::default() });
+        faster.recipe.optimizer.learning_rate = 3e-3;
+        let again = run(3, faster.recipe.clone());
+        let mut elsewhere = run(4, TrainingRecipe { augment: crate::data::augment::AugmentRecipe::Crop, ..faster.recipe.clone() });
+        elsewhere.compute = ComputePath::WebGpu;
+        elsewhere.recipe.optimizer.label_smoothing = 0.1;
+        let labels = labels(&[reference, faster, again, elsewhere]);
+        assert_eq!(labels[0], "Reference (the notebook's)");
+        assert_eq!(labels[1], "batch 256 → 128, lr 1e-3 → 3e-3");
+        assert_eq!(labels[2], "same recipe");
+        assert_eq!(labels[3], "smoothing 0 → 0.1, augment flip → crop, CPU (wasm), 2 threads → WebGPU");
+        let mut odd = run(5, TrainingRecipe { epochs: 3, ..TrainingRecipe::default() });
+        assert_eq!(label(None, &odd), "first run");
+        odd.resumed = true;
+        assert_eq!(label(None, &odd), "resumed, first run");
+    }
+
+    #[test]
+    fn figures_come_from_the_finished_epochs() {
+        let mut record = run(1, TrainingRecipe::default());
+        assert_eq!((record.test_accuracy(), record.images_per_second()), (None, None));
+        record.history.epochs = vec![epoch(1, 0.4, 10.0, 100.0), epoch(2, 0.5, 30.0, 200.0)];
+        assert_eq!(record.test_accuracy(), Some(0.5));
+        assert_eq!(record.images_per_second(), Some(175.0), "images over seconds, not a mean of speeds");
+        assert_eq!(record.path(), "CPU (wasm), 2 threads");
+    }
+
+    #[test]
+    fn the_running_loss_is_thinned_to_a_bound_and_keeps_its_ends() {
+        let mut record = run(1, TrainingRecipe::default());
+        record.history.steps = (1..=6250).map(|step| StepPoint { step, loss: 1.0 / step as f32 }).collect();
+        let stored = record.to_store();
+        let steps = &stored.history.steps;
+        assert!(steps.len() <= KEPT_STEPS && steps.len() > KEPT_STEPS - 10, "{}", steps.len());
+        assert_eq!((steps[0].step, steps[steps.len() - 1].step), (1, 6250));
+        assert!(steps.windows(2).all(|pair| pair[0].step < pair[1].step));
+        assert_eq!(stored.history.epochs, record.history.epochs);
+        let few = [StepPoint { step: 1, loss: 1.0 }, StepPoint { step: 2, loss: 0.5 }];
+        assert_eq!(thinned(&few, 10), few);
+        let many: Vec<StepPoint> = (1..=1000).map(|step| StepPoint { step, loss: 0.0 }).collect();
+        let kept = thinned(&many, 11);
+        assert_eq!(kept.iter().map(|point| point.step).collect::<Vec<_>>(), [1, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
+    }
+
+    #[test]
+    fn the_table_exports_as_csv_with_quoted_text() {
+        let mut first = run(1, TrainingRecipe::default());
+        first.history.epochs = vec![epoch(1, 0.4567, 10.0, 100.0)];
+        first.status = RunStatus::Failed { message: "diverged".into() };
+        first.device = "SwiftShader, \"Vulkan\"".into();
+        let second = run(2, TrainingRecipe { batch_size: 64, ..TrainingRecipe::default() });
+        let csv = to_csv(&[first, second]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("run,started_ms,label,status,preset,epochs,batch,lr"));
+        assert!(lines[1].contains(",failed,tiny,10,256,0.001,0.05,0,0,flip,0,"), "{}", lines[1]);
+        assert!(lines[1].contains(r#""SwiftShader, ""Vulkan""""#), "quotes are doubled inside quotes: {}", lines[1]);
+        assert!(lines[1].contains(",1,0.4567,0.0,100.0,"), "{}", lines[1]);
+        assert!(lines[2].contains(",batch 256 → 64,running,"), "{}", lines[2]);
+    }
+
+    #[test]
+    fn stored_runs_round_trip_and_a_cut_off_run_reads_as_interrupted() {
+        let mut finished = run(1, TrainingRecipe::default());
+        finished.status = RunStatus::Finished;
+        let cut_off = run(2, TrainingRecipe::default());
+        let text = serde_json::to_string(&[finished.clone(), cut_off]).unwrap();
+        let runs = from_json(&text).unwrap();
+        assert_eq!(runs[0], finished);
+        assert_eq!(runs[1].status, RunStatus::Interrupted);
+        assert!(from_json("{not json").unwrap_err().starts_with("the stored runs are unreadable"));
+        let json: serde_json::Value = serde_json::from_str(&runs[0].to_json()).unwrap();
+        assert_eq!(json["status"]["state"], "finished");
+        assert_eq!(json["recipe"]["batch_size"], 256);
+    }
+
+    #[test]
+    fn ids_follow_the_clock_and_never_repeat() {
+        let runs = vec![run(1_700_000_000_000, TrainingRecipe::default())];
+        assert_eq!(next_id(&runs, 1_700_000_000_500.0), 1_700_000_000_500);
+        assert_eq!(next_id(&runs, 1_600_000_000_000.0), 1_700_000_000_001, "a clock set back");
+        assert_eq!(next_id(&[], 5.0), 5);
+        assert_eq!(weights_file(42), "run-42.safetensors");
+    }
+
+    #[test]
+    fn only_the_latest_runs_keep_their_weights() {
+        let runs: Vec<Run> = (1..=5).map(|id| Run { weights_kept: id != 4, ..run(id, TrainingRecipe::default()) }).collect();
+        // Runs 5, 3 and 2 are the latest three with weights; run 1's go.
+        assert_eq!(weights_to_drop(&runs), [1]);
+        assert!(weights_to_drop(&runs[..3]).is_empty());
+    }
+}

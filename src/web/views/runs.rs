@@ -1,0 +1,316 @@
+//! The runs card: every training run in this browser (`crate::runs`), recorded from the worker's
+//! messages and kept in the origin-private file system with the latest runs' weights. A table
+//! lists them, labelled by what changed from the run before; a run can be overlaid on the charts,
+//! its weights loaded, its metrics downloaded as JSON, or deleted; the table downloads as CSV.
+
+use std::cell::Cell;
+
+use sha2::{Digest, Sha256};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{Element, HtmlElement, HtmlInputElement};
+
+use crate::display::{duration, group_thousands};
+use crate::protocol::WorkerOutput;
+use crate::runs::{KEPT_RUNS, Run, RunStatus, from_json, labels, next_id, to_csv, weights_file, weights_to_drop};
+use crate::training::StepPoint;
+use crate::web::app::{Change, SharedApp, adopt_weights, changed};
+use crate::web::dom::{self, element, escape, set_hidden, set_text};
+use crate::web::storage;
+
+/// The runs' file in the origin-private file system.
+const RUNS_FILE: &str = "runs.json";
+
+thread_local! {
+    /// A save is being written, and another was asked for meanwhile: saves run one at a time,
+    /// so an older state never lands after a newer one.
+    static SAVING: Cell<bool> = const { Cell::new(false) };
+    static SAVE_AGAIN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Reads the stored runs and shows them; wires the table's and the card's buttons. Runs recorded
+/// while it read come after the stored ones.
+pub async fn load(app: SharedApp) {
+    let app = &app;
+    match storage::read_file(RUNS_FILE).await {
+        Ok(Some(bytes)) => match from_json(&String::from_utf8_lossy(&bytes)) {
+            Ok(stored) => {
+                let mut app = app.borrow_mut();
+                let recorded = std::mem::take(&mut app.runs);
+                app.runs = stored.into_iter().chain(recorded).collect();
+            }
+            // Kept as it is, so that nothing is lost to a bug: the next save replaces it.
+            Err(message) => show_problem(&format!("{message}; new runs are recorded from here")),
+        },
+        Ok(None) => {}
+        Err(message) => show_problem(&format!("Runs cannot be kept in this browser ({message}); this visit's are listed until you leave.")),
+    }
+    show(app);
+    wire(app);
+}
+
+fn show_problem(message: &str) {
+    set_text("runs-error", message);
+    set_hidden("runs-error", message.is_empty());
+}
+
+/// Follows the worker's messages into the current run's record.
+pub fn record(app: &SharedApp, output: &WorkerOutput, weights: Option<&[u8]>) {
+    match output {
+        WorkerOutput::TrainingStarted { compute, device, batches_per_epoch, recipe, history, .. } => {
+            {
+                let mut app = app.borrow_mut();
+                let now = js_sys::Date::now();
+                let mut run = Run::new(next_id(&app.runs, now), now, recipe.clone(), *compute, device.clone(), app.worker_threads);
+                run.batches_per_epoch = *batches_per_epoch;
+                run.resumed = !history.epochs.is_empty();
+                run.history = history.clone();
+                app.current_run = Some(run.id);
+                app.runs.push(run);
+                let excess = app.runs.len().saturating_sub(KEPT_RUNS);
+                let forgotten: Vec<Run> = app.runs.drain(..excess).collect();
+                for run in forgotten.into_iter().filter(|run| run.weights_kept) {
+                    spawn_local(async move {
+                        let _ = storage::remove_file(&weights_file(run.id)).await;
+                    });
+                }
+            }
+            save(app);
+            show(app);
+        }
+        WorkerOutput::Step { step, smoothed_loss: Some(loss), elapsed_seconds, .. } => {
+            let mut app = app.borrow_mut();
+            let id = app.current_run;
+            if let Some(run) = current(&mut app.runs, id) {
+                run.history.steps.push(StepPoint { step: *step, loss: *loss });
+                run.seconds = *elapsed_seconds;
+            }
+        }
+        WorkerOutput::Epoch { metrics, .. } => {
+            let id = {
+                let mut app = app.borrow_mut();
+                let id = app.current_run;
+                let Some(run) = current(&mut app.runs, id) else { return };
+                run.history.epochs.push(metrics.clone());
+                if let Some(bytes) = weights {
+                    run.weights_sha256 = Some(format!("{:x}", Sha256::digest(bytes)));
+                }
+                run.id
+            };
+            match weights {
+                Some(bytes) => keep_weights(app, id, bytes.to_vec()),
+                None => save(app),
+            }
+            show(app);
+        }
+        WorkerOutput::Finished { stopped_early } => end(app, if *stopped_early { RunStatus::Stopped } else { RunStatus::Finished }),
+        WorkerOutput::TrainingFailed { message } => end(app, RunStatus::Failed { message: message.clone() }),
+        _ => {}
+    }
+}
+
+fn current(runs: &mut [Run], id: Option<u64>) -> Option<&mut Run> {
+    runs.iter_mut().find(|run| Some(run.id) == id)
+}
+
+fn end(app: &SharedApp, status: RunStatus) {
+    {
+        let mut app = app.borrow_mut();
+        let id = app.current_run.take();
+        let Some(run) = current(&mut app.runs, id) else { return };
+        run.status = status;
+    }
+    save(app);
+    show(app);
+}
+
+/// Writes run `id`'s latest weights, then drops the weights of runs beyond the latest few.
+fn keep_weights(app: &SharedApp, id: u64, bytes: Vec<u8>) {
+    let app = app.clone();
+    spawn_local(async move {
+        match storage::write_file(&weights_file(id), &bytes).await {
+            Ok(()) => {
+                let dropped = {
+                    let mut app = app.borrow_mut();
+                    if let Some(run) = current(&mut app.runs, Some(id)) {
+                        run.weights_kept = true;
+                    }
+                    let dropped = weights_to_drop(&app.runs);
+                    for run in app.runs.iter_mut().filter(|run| dropped.contains(&run.id)) {
+                        run.weights_kept = false;
+                    }
+                    dropped
+                };
+                for id in dropped {
+                    let _ = storage::remove_file(&weights_file(id)).await;
+                }
+            }
+            Err(message) => show_problem(&format!("The run's weights were not kept: {message}")),
+        }
+        save(&app);
+        show(&app);
+    });
+}
+
+/// Writes the runs to browser storage, one write at a time.
+fn save(app: &SharedApp) {
+    if SAVING.get() {
+        SAVE_AGAIN.set(true);
+        return;
+    }
+    SAVING.set(true);
+    let app = app.clone();
+    spawn_local(async move {
+        loop {
+            SAVE_AGAIN.set(false);
+            let text = {
+                let app = app.borrow();
+                let stored: Vec<Run> = app.runs.iter().map(Run::to_store).collect();
+                serde_json::to_string(&stored).expect("runs serialise")
+            };
+            match storage::write_file(RUNS_FILE, text.as_bytes()).await {
+                Ok(()) => show_problem(""),
+                Err(message) => show_problem(&format!("The runs table was not saved: {message}")),
+            }
+            if !SAVE_AGAIN.get() {
+                break;
+            }
+        }
+        SAVING.set(false);
+    });
+}
+
+/// Redraws the table, newest run first.
+pub fn show(app: &SharedApp) {
+    let app_ref = app.borrow();
+    let labels = labels(&app_ref.runs);
+    let language = web_sys::window().and_then(|window| window.navigator().language()).unwrap_or_else(|| "en".into());
+    let rows: String = app_ref
+        .runs
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(index, run)| {
+            let started = js_sys::Date::new(&run.started_ms.into()).to_locale_string(&language, &wasm_bindgen::JsValue::UNDEFINED);
+            let accuracy = run.test_accuracy().map(|accuracy| format!("{:.1}%", 100.0 * accuracy)).unwrap_or_else(|| "–".into());
+            let speed = run.images_per_second().map(|speed| format!("{speed:.0}")).unwrap_or_else(|| "–".into());
+            let running = run.status == RunStatus::Running;
+            let status = match &run.status {
+                RunStatus::Failed { message } => format!(r#"<span title="{}">failed</span>"#, escape(message)),
+                status => status.label().to_string(),
+            };
+            let overlaid = if app_ref.overlaid.contains(&run.id) { " checked" } else { "" };
+            let load = if run.weights_kept {
+                format!(r#"<button type="button" data-action="load"{}>Load weights</button>"#, if app_ref.current_run.is_some() { " disabled" } else { "" })
+            } else {
+                String::new()
+            };
+            let delete = if running { "" } else { r#"<button type="button" class="quiet" data-action="delete">Delete</button>"# };
+            format!(
+                r#"<tr data-run="{id}" data-status="{state}" data-label="{label}"><td><input type="checkbox" data-action="overlay" aria-label="Show run {number} on the charts"{overlaid}><i class="swatch" style="background:{colour}"></i></td><td>{number}</td><td>{started}</td><td>{label}</td><td>{status}</td><td>{done}/{epochs}</td><td data-accuracy="{raw}">{accuracy}</td><td>{time}</td><td>{speed}</td><td>{path}</td><td class="actions">{load}<button type="button" class="quiet" data-action="json">JSON</button>{delete}</td></tr>"#,
+                id = run.id,
+                state = run.status.label(),
+                number = index + 1,
+                colour = crate::runs::colour(index),
+                started = escape(&String::from(started)),
+                label = escape(&labels[index]),
+                done = run.history.epochs.len(),
+                epochs = run.recipe.epochs,
+                raw = run.test_accuracy().map(|accuracy| accuracy.to_string()).unwrap_or_default(),
+                time = duration(run.seconds),
+                path = escape(&run.path()),
+            )
+        })
+        .collect();
+    element::<HtmlElement>("runs-body").set_inner_html(&rows);
+    let count = app_ref.runs.len();
+    let kept = app_ref.runs.iter().filter(|run| run.weights_kept).count();
+    set_text(
+        "runs-summary",
+        &match count {
+            0 => "No runs yet: each training run is listed here, kept in this browser.".to_string(),
+            _ => format!(
+                "{} run{} in this browser; the latest {kept} keep their weights. Tick runs to draw their test curves on the charts above.",
+                group_thousands(count),
+                if count == 1 { "" } else { "s" }
+            ),
+        },
+    );
+    dom::by_id("runs-csv").and_then(|button| button.dyn_into::<web_sys::HtmlButtonElement>().ok()).map(|button| button.set_disabled(count == 0));
+}
+
+fn wire(app: &SharedApp) {
+    let table_app = app.clone();
+    dom::listen(&element::<HtmlElement>("runs-body"), "click", move |event: web_sys::MouseEvent| {
+        let Some(target) = event.target().and_then(|target| target.dyn_into::<Element>().ok()) else { return };
+        let Some(action) = target.get_attribute("data-action") else { return };
+        let Some(id) = target.closest("tr").ok().flatten().and_then(|row| row.get_attribute("data-run")).and_then(|id| id.parse::<u64>().ok())
+        else {
+            return;
+        };
+        act(&table_app, &action, id, &target);
+    });
+    let csv_app = app.clone();
+    dom::listen(&element::<HtmlElement>("runs-csv"), "click", move |_: web_sys::Event| {
+        let csv = to_csv(&csv_app.borrow().runs);
+        if let Err(message) = dom::save_file(csv.as_bytes(), "vit-runs.csv", "text/csv") {
+            show_problem(&message);
+        }
+    });
+}
+
+fn act(app: &SharedApp, action: &str, id: u64, target: &Element) {
+    match action {
+        "overlay" => {
+            let ticked = target.unchecked_ref::<HtmlInputElement>().checked();
+            {
+                let mut app = app.borrow_mut();
+                app.overlaid.retain(|&run| run != id);
+                if ticked {
+                    app.overlaid.push(id);
+                }
+            }
+            changed(app, Change::History);
+        }
+        "json" => {
+            let run = app.borrow().runs.iter().find(|run| run.id == id).map(Run::to_store);
+            if let Some(run) = run
+                && let Err(message) = dom::save_file(run.to_json().as_bytes(), &format!("vit-run-{id}.json"), "application/json")
+            {
+                show_problem(&message);
+            }
+        }
+        "delete" => {
+            let had_weights = {
+                let mut app = app.borrow_mut();
+                let had_weights = app.runs.iter().any(|run| run.id == id && run.weights_kept);
+                app.runs.retain(|run| run.id != id);
+                app.overlaid.retain(|&run| run != id);
+                had_weights
+            };
+            if had_weights {
+                spawn_local(async move {
+                    let _ = storage::remove_file(&weights_file(id)).await;
+                });
+            }
+            save(app);
+            show(app);
+            changed(app, Change::History);
+        }
+        "load" => {
+            let app = app.clone();
+            spawn_local(async move {
+                let number = app.borrow().runs.iter().position(|run| run.id == id).map_or(0, |index| index + 1);
+                let loaded = match storage::read_file(&weights_file(id)).await {
+                    Ok(Some(bytes)) => adopt_weights(&app, bytes, &format!("From run {number}")),
+                    Ok(None) => Err("browser storage no longer holds them".into()),
+                    Err(message) => Err(message),
+                };
+                if let Err(message) = loaded {
+                    show_problem(&format!("Run {number}'s weights could not be loaded: {message}"));
+                }
+            });
+        }
+        _ => {}
+    }
+}
