@@ -27,6 +27,11 @@ pub enum WorkerInput {
     },
     /// Evaluate the weights travelling beside the message on the whole test set.
     Evaluate { compute: ComputePath },
+    /// Report the attention of this 32×32 RGBA image from now on, in place of the run's probe.
+    SetProbe {
+        #[serde(with = "serde_bytes")]
+        probe: Vec<u8>,
+    },
     /// Continue the checkpointed run (see [`WorkerOutput::CheckpointFound`]).
     ResumeTraining {
         compute: ComputePath,
@@ -118,8 +123,8 @@ pub enum WorkerOutput {
     },
     /// After an epoch's steps, `done` of the `total` test images are evaluated.
     Evaluating { done: usize, total: usize },
-    /// The probe image's prediction and attention with the weights of `step`.
-    Probe { step: usize, explanation: Explanation },
+    /// The probe image's prediction and attention with the weights of `step` (in `epoch`).
+    Probe { step: usize, epoch: usize, explanation: Explanation },
     /// After each epoch; the model's safetensors bytes (the metric history in their metadata)
     /// travel beside the message. `heap_bytes` is the worker's wasm memory and `gpu_bytes` what
     /// burn's WebGPU memory pools hold (none on the CPU path), to see that both stay flat from
@@ -209,7 +214,7 @@ mod tests {
         assert_eq!(serde_json::from_value::<WorkerInput>(json).unwrap(), input);
 
         let explanation = Explanation { probabilities: vec![0.25; 4], attention: vec![vec![0.5, -1.25], vec![3.0, 1e-7]], heads: 1, tokens: 1 };
-        let output = WorkerOutput::Probe { step: 3, explanation };
+        let output = WorkerOutput::Probe { step: 3, epoch: 1, explanation };
         let json = serde_json::to_value(&output).unwrap();
         assert_eq!(serde_json::from_value::<WorkerOutput>(json).unwrap(), output, "floats survive as bytes");
 

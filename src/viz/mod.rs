@@ -9,8 +9,10 @@
 //!  loss / accuracy history ──chart (scale)──▶ axes, ticks, lines and hover values in pixels
 //!  test labels + predictions ──confusion──▶ 10×10 matrix, per-class accuracy
 //!  attention [images, heads, 65, 65] × L ──distance──▶ mean attention distance per layer and head
+//!  the probe's attention at each capture ──captures──▶ its maps through a run, within a bound
 //! ```
 
+pub mod captures;
 pub mod chart;
 pub mod colormap;
 pub mod confusion;

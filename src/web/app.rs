@@ -17,6 +17,7 @@ use crate::inference::{AttentionView, Explanation};
 use crate::model::{VisionTransformer, VitConfig};
 use crate::protocol::{PreviewImage, WorkerInput, WorkerOutput};
 use crate::runs::Run;
+use crate::viz::captures::{CaptureLog, Probe};
 use crate::training::MetricsHistory;
 use crate::viz::resize::resize_square;
 use crate::weights::{WeightFileInfo, from_safetensors};
@@ -27,9 +28,11 @@ pub struct App {
     pub compute: ComputePath,
     pub config: VitConfig,
     pub model: VisionTransformer,
-    /// The sample photo as the model sees it (32×32 RGBA): the probe whose attention the worker
-    /// reports during training.
-    pub probe: Vec<u8>,
+    /// The image whose attention the worker reports during training: the sample photo, or a
+    /// picture the person chose.
+    pub probe: Rc<Probe>,
+    /// The probe's attention at every capture of the current run.
+    pub captures: CaptureLog,
     pub worker: Worker,
     /// The threads the worker was started with (1: the single-threaded module), to start another
     /// like it if it dies.

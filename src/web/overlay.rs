@@ -21,8 +21,12 @@ pub fn resized(rgba: &[u8], side: usize, to: usize) -> Vec<u8> {
 
 /// Draws `view` of `explanation` over `image` (`side × side` RGBA) on `canvas`.
 pub fn draw_overlay(canvas: &HtmlCanvasElement, image: &[u8], side: usize, explanation: &Explanation, view: AttentionView) {
-    let map = explanation.map(view);
-    let blended = attention_overlay(image, side, &map, explanation.grid(), OVERLAY_ALPHA);
+    draw_map(canvas, image, side, &explanation.map(view), explanation.grid());
+}
+
+/// Draws a map over the `grid × grid` patches (values in [0, 1]) over `image` on `canvas`.
+pub fn draw_map(canvas: &HtmlCanvasElement, image: &[u8], side: usize, map: &[f32], grid: usize) {
+    let blended = attention_overlay(image, side, map, grid, OVERLAY_ALPHA);
     if let Err(problem) = put_rgba(canvas, &blended, side as u32, side as u32) {
         web_sys::console::warn_1(&problem.into());
     }

@@ -21,6 +21,7 @@ use crate::inference::AttentionView;
 use crate::model::Preset;
 use crate::protocol::{WorkerInput, WorkerOutput};
 use crate::runs;
+use crate::viz::captures::Probe;
 use crate::training::MetricsHistory;
 
 const SAMPLE_IMAGE: &str = "samples/kitten.webp";
@@ -75,7 +76,8 @@ async fn start_up() -> Result<(), String> {
         device,
         compute: choice.path,
         config,
-        probe: sample.input.clone(),
+        probe: Rc::new(Probe { name: "the sample photo".into(), image: sample.input.clone() }),
+        captures: Default::default(),
         worker: workers::start(worker_threads)?,
         worker_threads,
         worker_ready: false,
@@ -118,6 +120,7 @@ async fn start_up() -> Result<(), String> {
     weights::wire(&app);
     photo::wire(&app);
     test_set::wire(&app);
+    probe::wire(&app);
     wasm_bindgen_futures::spawn_local(views::runs::load(app.clone()));
     let early = app.borrow_mut().early_messages.take().unwrap_or_default();
     for (output, bytes) in early {
@@ -257,7 +260,10 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
         let mut app = app.borrow_mut();
         app.worker_heard_ms = now;
         match output {
-            WorkerOutput::TrainingStarted { .. } => (app.slowest_step_ms, app.last_step_ms, app.paused) = (0.0, now, false),
+            WorkerOutput::TrainingStarted { .. } => {
+                (app.slowest_step_ms, app.last_step_ms, app.paused) = (0.0, now, false);
+                app.captures.clear();
+            }
             WorkerOutput::Step { step, .. } => {
                 if step > 1 {
                     app.slowest_step_ms = app.slowest_step_ms.max(now - app.last_step_ms);
@@ -312,10 +318,7 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
         },
         WorkerOutput::Evaluated { evaluation } => test_set::show_evaluation(app, &evaluation, "Current weights"),
         WorkerOutput::EvaluationFailed { message } => test_set::show_failed(&message),
-        WorkerOutput::Probe { step, explanation } => {
-            let probe_image = app.borrow().probe.clone();
-            probe::show(step, &probe_image, &explanation);
-        }
+        WorkerOutput::Probe { step, epoch, explanation } => probe::capture(app, step, epoch, &explanation),
         other => training::on_output(app, other),
     }
 }

@@ -72,6 +72,8 @@ struct State {
     evaluating: bool,
     paused: bool,
     stop: bool,
+    /// The image whose attention a run reports (32×32 RGBA); the page may change it mid-run.
+    probe: Vec<u8>,
     /// burn initialises WebGPU once per context; later runs reuse it.
     webgpu: Option<Device>,
     /// Why the WebGPU device was lost, once it was; burn cannot initialise another in this worker.
@@ -187,6 +189,7 @@ fn handle(input: WorkerInput, data: &JsValue) {
             &WorkerOutput::TrainingFailed { message: "a dataset load or training run is already under way".into() },
             None,
         ),
+        WorkerInput::SetProbe { probe } => STATE.with(|state| state.borrow_mut().probe = probe),
         WorkerInput::Pause => {
             STATE.with(|state| state.borrow_mut().paused = true);
             post(&WorkerOutput::Paused, None);
@@ -390,6 +393,7 @@ async fn measure(compute: ComputePath, batch: usize, steps: usize) {
 async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {
     STATE.with(|state| {
         let mut state = state.borrow_mut();
+        state.probe = probe;
         state.training = true;
         state.stop = false;
         state.paused = false;
@@ -397,7 +401,7 @@ async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {
     while STATE.with(|state| state.borrow().evaluating) {
         yield_to_events(100).await;
     }
-    let result = run_training(start, compute, probe).await;
+    let result = run_training(start, compute).await;
     STATE.with(|state| state.borrow_mut().training = false);
     match result {
         Ok(stopped_early) => post(&WorkerOutput::Finished { stopped_early }, None),
@@ -414,7 +418,7 @@ async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {
 
 /// The epoch loop; returns whether the person stopped it early. After every epoch the run is
 /// checkpointed to browser storage.
-async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Result<bool, String> {
+async fn run_training(start: Start, compute: ComputePath) -> Result<bool, String> {
     let (train, test) = STATE
         .with(|state| state.borrow().dataset.clone())
         .ok_or("load the dataset before training")?;
@@ -473,8 +477,9 @@ async fn run_training(start: Start, compute: ComputePath, probe: Vec<u8>) -> Res
             images_done += report.images;
             if report.step == 1 || report.step % PROBE_EVERY == 0 {
                 let model = session.model().valid();
+                let probe = STATE.with(|state| state.borrow().probe.clone());
                 let explanation = explain(&model, &recipe.preset.config(), &probe, &model.class_token.val().device()).await?;
-                post(&WorkerOutput::Probe { step: report.step, explanation }, None);
+                post(&WorkerOutput::Probe { step: report.step, epoch: report.epoch, explanation }, None);
             }
             let elapsed = train_seconds + (now_seconds() - epoch_started - paused_seconds);
             post(

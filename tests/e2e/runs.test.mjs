@@ -1,5 +1,6 @@
 // Experimenting with the page: every run is kept in a table in browser storage, labelled by what
-// changed, overlaid on the charts, exported and reloaded.
+// changed, overlaid on the charts, exported and reloaded; the probe image's attention is kept at
+// every capture and scrubbed or played back; any picture can be the probe.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -84,4 +85,45 @@ test("runs are kept in a table labelled by what changed: overlaid, exported, loa
   await page.reload();
   await page.waitForFunction(() => document.querySelectorAll("#runs-body tr").length === 2);
   await context.close();
+});
+
+test("the probe's attention is kept at every capture: the slider shows an earlier one, play animates them, and any picture can be watched", async () => {
+  const page = await shared.browser.newPage({ viewport: { width: 1100, height: 1600 } });
+  await page.goto(`${shared.server.url}${SMALL}`);
+  await datasetReady(page);
+  await page.waitForSelector("#predictions-grid figure[data-index='3']", { timeout: 5 * MINUTES });
+  await page.click("#predictions-grid figure[data-index='3']");
+  await page.waitForFunction(() => document.querySelector("#attention-caption").textContent.includes("test image 4"), null, { timeout: MINUTES });
+  await page.click("#probe-use");
+  assert.match(await page.locator("#probe-name").textContent(), /^test image 4 \(\w+\)$/, "named with its true class");
+
+  // 2 epochs of 32 steps: a capture at step 1 and every 10 steps.
+  await page.fill("#recipe-form [name=epochs]", "2");
+  await page.fill("#recipe-form [name=batch]", "16");
+  await page.click("#train-start");
+  await page.waitForSelector("#probe-canvas[data-step]", { timeout: 5 * MINUTES });
+  // Mid-run, another picture becomes the probe.
+  await page.click("#predictions-grid figure[data-index='5']");
+  await page.waitForFunction(() => document.querySelector("#attention-caption").textContent.includes("test image 6"), null, { timeout: MINUTES });
+  await page.click("#probe-use");
+  await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
+
+  const slider = page.locator("#probe-slider");
+  const captures = Number(await slider.getAttribute("max")) + 1;
+  assert.ok(captures >= 7, `${captures} captures of 64 steps`);
+  const shown = async () => [
+    await page.locator("#probe-canvas").getAttribute("data-step"),
+    (await page.locator("#probe-canvas").getAttribute("data-probe")).split(" (")[0],
+  ];
+  assert.deepEqual(await shown(), ["60", "test image 6"], "the slider follows the run to its latest capture");
+  await slider.fill("0");
+  assert.deepEqual(await shown(), ["1", "test image 4"], "the first capture, of the first probe");
+  assert.match(await page.locator("#probe-position").textContent(), new RegExp(`^capture 1 of ${captures} · step 1 · epoch 1 · test image 4 \\(\\w+\\) · .* kept$`));
+  assert.match(await page.locator("#probe-text").textContent(), /^step 1: “\w+” at \d+%$/);
+
+  await page.click("#probe-play");
+  await page.waitForFunction(() => document.querySelector("#probe-canvas").dataset.step !== "1");
+  await page.waitForFunction(() => document.querySelector("#probe-canvas").dataset.step === "60", null, { timeout: MINUTES });
+  assert.equal(await page.locator("#probe-play").textContent(), "▶ Play", "playing stops at the latest capture");
+  await page.close();
 });

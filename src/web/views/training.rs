@@ -252,7 +252,7 @@ pub fn wire(app: &SharedApp) {
         let (compute, probe) = {
             let mut app = app.borrow_mut();
             app.training = true;
-            (app.compute, app.probe.clone())
+            (app.compute, app.probe.image.clone())
         };
         set_hidden("checkpoint-offer", true);
         clear_epoch_table();
@@ -293,7 +293,7 @@ fn start(app: &SharedApp) {
         app.training = true;
         app.planned_epochs = recipe.epochs;
         app.history = MetricsHistory::default();
-        (app.compute, app.probe.clone())
+        (app.compute, app.probe.image.clone())
     };
     set_text("train-status", "starting…");
     refresh_buttons(app);
