@@ -128,6 +128,14 @@ impl Run {
         }
     }
 
+    /// The compute path in few words, for the table: "WebGPU" or "CPU, 2 threads".
+    pub fn short_path(&self) -> String {
+        match self.compute {
+            ComputePath::Cpu => format!("CPU, {} thread{}", self.threads, if self.threads == 1 { "" } else { "s" }),
+            ComputePath::WebGpu => "WebGPU".into(),
+        }
+    }
+
     /// The run as storage keeps it: at most [`KEPT_STEPS`] running-loss points.
     pub fn to_store(&self) -> Run {
         Run { history: MetricsHistory { epochs: self.history.epochs.clone(), steps: thinned(&self.history.steps, KEPT_STEPS) }, ..self.clone() }
@@ -305,6 +313,7 @@ mod tests {
         assert_eq!(record.test_accuracy(), Some(0.5));
         assert_eq!(record.images_per_second(), Some(175.0), "images over seconds, not a mean of speeds");
         assert_eq!(record.path(), "CPU (wasm), 2 threads");
+        assert_eq!(Run { threads: 1, ..record.clone() }.short_path(), "CPU, 1 thread");
     }
 
     #[test]

@@ -72,8 +72,9 @@ fn the_shipped_weights_heads_attend_at_different_distances() {
     eprintln!("mean attention distance (px), layer by layer: {distances:?}");
     let bound = farthest(info.config.tokens(), info.config.patch_size);
     assert!(distances.iter().flatten().all(|&distance| distance > 0.0 && distance < bound), "inside the image");
-    // A fresh model's heads all sit within 0.7 px of uniform attention's 14.6 px (tests/model.rs);
-    // the shipped ones spread over 14.8–17.2 px (layer 4 widest): trained heads differ.
+    // A fresh model's heads all sit within 5 % of uniform attention's 16.5 px (tests/model.rs);
+    // the shipped ones spread over 14.8–17.2 px (layer 4 widest): trained heads differ, a few
+    // looking a little nearer than uniform attention would, others a little farther.
     let spread = |heads: &Vec<f32>| heads.iter().copied().fold(f32::MIN, f32::max) - heads.iter().copied().fold(f32::MAX, f32::min);
     assert!(distances.iter().any(|heads| spread(heads) > 1.5), "{distances:?}");
 }

@@ -36,11 +36,21 @@ test("automatic choice: both paths are timed once, the faster (the CPU beside Sw
   await page.close();
 });
 
-test("forced WebGPU runs the model on the WebGPU adapter", async () => {
-  const page = await openPage("?compute=webgpu");
+test("forced WebGPU runs the model on the WebGPU adapter, and its attention distances are the CPU path's", async () => {
+  const page = await openPage("?compute=webgpu&dataset=data/small/manifest.json");
   assert.equal(await page.locator("#compute-path").textContent(), "WebGPU");
   assert.equal(await page.locator("#compute-select").inputValue(), "webgpu");
   await assertPrediction(page);
+  const distances = async (page) => {
+    await page.waitForSelector("#distance-canvas[data-distances]", { timeout: 10 * MINUTES });
+    return JSON.parse(await page.locator("#distance-canvas").getAttribute("data-distances")).flat();
+  };
+  const onGpu = await distances(page);
+  const cpuPage = await openPage("?compute=cpu&dataset=data/small/manifest.json");
+  const onCpu = await distances(cpuPage);
+  assert.equal(onGpu.length, 16);
+  onGpu.forEach((distance, index) => assert.ok(Math.abs(distance - onCpu[index]) <= 0.02, `head ${index}: ${distance} on WebGPU, ${onCpu[index]} on the CPU`));
+  await cpuPage.close();
   await page.close();
 });
 

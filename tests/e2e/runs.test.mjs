@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { MINUTES, SMALL, datasetReady, shared } from "./harness.mjs";
+import { MINUTES, SCREENSHOTS, SMALL, datasetReady, shared } from "./harness.mjs";
 
 /** Trains `epochs` epochs at `batch` (and `lr` when given) on the small dataset and waits for the end. */
 async function train(page, { epochs, batch, lr }) {
@@ -57,6 +57,10 @@ test("runs are kept in a table labelled by what changed: overlaid, exported, loa
   await page.check(`#runs-body tr[data-run="${table[2].id}"] [data-action=overlay]`);
   assert.equal(await points(), before + 1);
   assert.match(await page.locator("#accuracy-legend").textContent(), /run 1 \(first run\): test accuracy/);
+  if (SCREENSHOTS) {
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.locator("section:has(#runs-table)").screenshot({ path: `${SCREENSHOTS}/runs.png` });
+  }
 
   // The table as CSV, a run as JSON.
   const csv = await download(page, "#runs-csv");
@@ -75,6 +79,12 @@ test("runs are kept in a table labelled by what changed: overlaid, exported, loa
   await page.click(`#runs-body tr[data-run="${table[2].id}"] [data-action=load]`);
   await page.waitForFunction(() => document.querySelector("#weights-note").textContent.startsWith("From run 1: tiny preset, 1 epochs"));
 
+  // Browser storage has caught up (the page writes it after each change, one write at a time).
+  await page.waitForFunction(async () => {
+    const root = await navigator.storage.getDirectory();
+    const runs = JSON.parse(await (await (await root.getFileHandle("runs.json")).getFile()).text());
+    return runs.length === 3 && runs.filter((run) => run.weights_kept).length === 2 && runs.every((run) => run.status.state !== "running");
+  }, null, { polling: 200 });
   await page.reload();
   await datasetReady(page);
   await page.waitForFunction(() => document.querySelectorAll("#runs-body tr").length === 3);
@@ -121,6 +131,10 @@ test("the probe's attention is kept at every capture: the slider shows an earlie
   assert.match(await page.locator("#probe-position").textContent(), new RegExp(`^capture 1 of ${captures} · step 1 · epoch 1 · test image 4 \\(\\w+\\) · .* kept$`));
   assert.match(await page.locator("#probe-text").textContent(), /^step 1: “\w+” at \d+%$/);
 
+  if (SCREENSHOTS) await page.locator(".probe-scrub").evaluate((scrub) => scrub.scrollIntoView({ block: "center" }));
+  if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/probe-scrub.png`, clip: await page.locator(".probe").evaluate((probe) => {
+    const box = probe.getBoundingClientRect(); return { x: box.left, y: box.top, width: box.width, height: box.height + 110 };
+  }) });
   await page.click("#probe-play");
   await page.waitForFunction(() => document.querySelector("#probe-canvas").dataset.step !== "1");
   await page.waitForFunction(() => document.querySelector("#probe-canvas").dataset.step === "60", null, { timeout: MINUTES });

@@ -393,6 +393,11 @@ test("a diverging run stops with a message, keeps the page's weights and offers 
   await page.waitForSelector("#train-status:has-text('failed')", { timeout: 5 * MINUTES });
   assert.match(await page.locator("#error").textContent(), /the loss became (NaN|inf) at epoch 2: training stopped, the weights of the last good epoch are kept/);
   assert.equal(await page.locator("#weights-note").textContent(), weightsNote, "the page's model is unchanged");
+  // The runs table keeps the failed run, resumed from epoch 1, with the reason.
+  const row = page.locator("#runs-body tr").first();
+  assert.equal(await row.getAttribute("data-status"), "failed");
+  assert.match(await row.getAttribute("data-label"), /^resumed/);
+  assert.match(await row.locator("[title]").getAttribute("title"), /the loss became/);
   await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: MINUTES });
   assert.match(await page.locator("#checkpoint-text").textContent(), /stopped after epoch 1 of 2/);
   assert.equal(await page.locator("#train-start").isEnabled(), true, "a new run can start");
@@ -422,6 +427,11 @@ test("a lost GPU device stops the run with a message, keeps the page's weights a
   assert.match(await page.locator("#error").textContent(),
     /The GPU device was lost \(.+\)\. Training stopped; the page's weights are kept\. Continue from the last saved epoch on the CPU path/);
   assert.equal(await page.locator("#weights-note").textContent(), weightsNote, "the page's model is unchanged");
+  // The runs table keeps the failed run, resumed from epoch 1, with the reason.
+  const row = page.locator("#runs-body tr").first();
+  assert.equal(await row.getAttribute("data-status"), "failed");
+  assert.match(await row.getAttribute("data-label"), /^resumed/);
+  assert.match(await row.locator("[title]").getAttribute("title"), /the loss became/);
   await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: MINUTES });
   assert.match(await page.locator("#checkpoint-text").textContent(), /stopped after epoch 1 of 2/);
   // On the CPU path the run continues from that checkpoint.

@@ -222,6 +222,7 @@ test("charts, test-set figures, the positional embedding and the attention dista
   assert.ok(distances.flat().every((distance) => distance > 0 && distance < farthest), JSON.stringify(distances));
   assert.match(await page.locator("#distance-note").textContent(), /Over the 24 test images of the grid: heads reach from \d+\.\d to \d+\.\d px/);
   assert.ok((await canvasStats(page, "#distance-canvas")).colours > 5, "the dots are drawn");
+  if (SCREENSHOTS) await page.locator("section:has(#distance-canvas)").screenshot({ path: `${SCREENSHOTS}/attention-distance.png` });
 
   const neighbours = Number(await page.locator("#position-canvas").getAttribute("data-neighbour-similarity"));
   assert.ok(neighbours > 0.2, `trained position embeddings resemble their neighbours: ${neighbours}`);

@@ -9,7 +9,7 @@ use wasm_bindgen_futures::spawn_local;
 use web_sys::HtmlCanvasElement;
 
 use crate::inference::attention_distances;
-use crate::viz::chart::{Series, layout_within};
+use crate::viz::chart::{Series, Tick, layout_within};
 use crate::viz::distance::{farthest, mean_attention_distance};
 use crate::viz::scale::TickFormat;
 use crate::web::app::SharedApp;
@@ -82,7 +82,9 @@ fn draw(distances: &[Vec<f32>], tokens: usize, patch_size: usize, images: usize)
 
     let Some((context, width, height)) = hidpi_context(&canvas) else { return };
     let extent = (0.5, distances.len() as f64 + 0.5);
-    let Some(layout) = layout_within(&series, width, height, extent, (0.0, farthest as f64), TickFormat::Number) else { return };
+    let Some(mut layout) = layout_within(&series, width, height, extent, (0.0, farthest as f64), TickFormat::Number) else { return };
+    // One tick per layer: layers are whole numbers.
+    layout.x_ticks = (1..=distances.len()).map(|layer| Tick { pixel: layout.x.map(layer as f64), label: layer.to_string() }).collect();
     context.clear_rect(0.0, 0.0, width, height);
     plot::draw_axes(&context, &layout, "layer");
     context.set_stroke_style_str("#9aa3b2");
@@ -105,5 +107,7 @@ fn draw(distances: &[Vec<f32>], tokens: usize, patch_size: usize, images: usize)
             context.fill();
         }
     }
-    let _ = context.fill_text("px", layout.area.left - 6.0, layout.area.top - 2.0);
+    context.set_fill_style_str("#5b6677");
+    context.set_text_align("left");
+    let _ = context.fill_text("px", 4.0, layout.area.top + 4.0);
 }

@@ -78,11 +78,13 @@ pub fn record(app: &SharedApp, output: &WorkerOutput, weights: Option<&[u8]>) {
             save(app);
             show(app);
         }
-        WorkerOutput::Step { step, smoothed_loss: Some(loss), elapsed_seconds, .. } => {
+        WorkerOutput::Step { step, smoothed_loss, elapsed_seconds, .. } => {
             let mut app = app.borrow_mut();
             let id = app.current_run;
             if let Some(run) = current(&mut app.runs, id) {
-                run.history.steps.push(StepPoint { step: *step, loss: *loss });
+                if let Some(loss) = smoothed_loss {
+                    run.history.steps.push(StepPoint { step: *step, loss: *loss });
+                }
                 run.seconds = *elapsed_seconds;
             }
         }
@@ -191,7 +193,14 @@ pub fn show(app: &SharedApp) {
         .enumerate()
         .rev()
         .map(|(index, run)| {
-            let started = js_sys::Date::new(&run.started_ms.into()).to_locale_string(&language, &wasm_bindgen::JsValue::UNDEFINED);
+            // The time of day for today's runs, the date too for older ones.
+            let date = js_sys::Date::new(&run.started_ms.into());
+            let today = js_sys::Date::new_0().to_date_string() == date.to_date_string();
+            let options = js_sys::Object::new();
+            for (key, value) in [("hour", "2-digit"), ("minute", "2-digit")].into_iter().chain((!today).then_some([("day", "numeric"), ("month", "short")]).into_iter().flatten()) {
+                let _ = js_sys::Reflect::set(&options, &key.into(), &value.into());
+            }
+            let started = date.to_locale_string(&language, &options);
             let accuracy = run.test_accuracy().map(|accuracy| format!("{:.1}%", 100.0 * accuracy)).unwrap_or_else(|| "–".into());
             let speed = run.images_per_second().map(|speed| format!("{speed:.0}")).unwrap_or_else(|| "–".into());
             let running = run.status == RunStatus::Running;
@@ -201,13 +210,13 @@ pub fn show(app: &SharedApp) {
             };
             let overlaid = if app_ref.overlaid.contains(&run.id) { " checked" } else { "" };
             let load = if run.weights_kept {
-                format!(r#"<button type="button" data-action="load"{}>Load weights</button>"#, if app_ref.current_run.is_some() { " disabled" } else { "" })
+                format!(r#"<button type="button" data-action="load"{}>Load</button>"#, if app_ref.current_run.is_some() { " disabled" } else { "" })
             } else {
                 String::new()
             };
             let delete = if running { "" } else { r#"<button type="button" class="quiet" data-action="delete">Delete</button>"# };
             format!(
-                r#"<tr data-run="{id}" data-status="{state}" data-label="{label}"><td><input type="checkbox" data-action="overlay" aria-label="Show run {number} on the charts"{overlaid}><i class="swatch" style="background:{colour}"></i></td><td>{number}</td><td>{started}</td><td>{label}</td><td>{status}</td><td>{done}/{epochs}</td><td data-accuracy="{raw}">{accuracy}</td><td>{time}</td><td>{speed}</td><td>{path}</td><td class="actions">{load}<button type="button" class="quiet" data-action="json">JSON</button>{delete}</td></tr>"#,
+                r#"<tr data-run="{id}" data-status="{state}" data-label="{label}"><td><input type="checkbox" data-action="overlay" aria-label="Show run {number} on the charts"{overlaid}><i class="swatch" style="background:{colour}"></i></td><td>{number}</td><td>{started}</td><td class="label">{label}</td><td>{status}</td><td>{done}/{epochs}</td><td data-accuracy="{raw}">{accuracy}</td><td>{time}</td><td>{speed}</td><td>{path}</td><td class="actions">{load}<button type="button" class="quiet" data-action="json">JSON</button>{delete}</td></tr>"#,
                 id = run.id,
                 state = run.status.label(),
                 number = index + 1,
@@ -218,7 +227,7 @@ pub fn show(app: &SharedApp) {
                 epochs = run.recipe.epochs,
                 raw = run.test_accuracy().map(|accuracy| accuracy.to_string()).unwrap_or_default(),
                 time = duration(run.seconds),
-                path = escape(&run.path()),
+                path = escape(&run.short_path()),
             )
         })
         .collect();
