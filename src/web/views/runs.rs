@@ -12,7 +12,7 @@ use web_sys::{Element, HtmlElement, HtmlInputElement};
 
 use crate::display::{duration, group_thousands};
 use crate::protocol::WorkerOutput;
-use crate::runs::{KEPT_RUNS, Run, RunStatus, from_json, labels, next_id, to_csv, weights_file, weights_to_drop};
+use crate::runs::{KEPT_RUNS, KEPT_WEIGHTS, Run, RunStatus, from_json, labels, next_id, to_csv, weights_file, weights_to_drop};
 use crate::training::StepPoint;
 use crate::web::app::{Change, SharedApp, adopt_weights, changed};
 use crate::web::dom::{self, element, escape, set_hidden, set_text};
@@ -239,9 +239,11 @@ pub fn show(app: &SharedApp) {
         &match count {
             0 => "No runs yet: each training run is listed here, kept in this browser.".to_string(),
             _ => format!(
-                "{} run{} in this browser; the latest {kept} keep their weights. Tick runs to draw their test curves on the charts above.",
+                "{} run{} in this browser, {kept} with {} weights (the latest {KEPT_WEIGHTS} runs keep theirs). Tick runs to draw \
+                 their curves on the charts above.",
                 group_thousands(count),
-                if count == 1 { "" } else { "s" }
+                if count == 1 { "" } else { "s" },
+                if kept == 1 { "its" } else { "their" }
             ),
         },
     );
