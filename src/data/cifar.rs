@@ -23,6 +23,8 @@ pub const BATCH_FOLDER: &str = "cifar-10-batches-bin";
 pub const TRAIN_FILES: [&str; 5] = ["data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin"];
 /// The test batch.
 pub const TEST_FILE: &str = "test_batch.bin";
+/// Images in the test batch.
+pub const TEST_IMAGES: usize = 10_000;
 /// One record: the label byte, then the planar image.
 pub const RECORD_BYTES: usize = 1 + IMAGE_BYTES;
 

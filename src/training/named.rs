@@ -102,7 +102,7 @@ impl NamedRecipe {
             NamedRecipe::TenMinutes => {
                 "Batch 64, AdamW at 1e-3 after 200 warm-up steps, label smoothing 0.1, random flips, and as many \
                  epochs as this browser trains in 10 minutes, the learning rate reaching zero as they end. On a \
-                 2-core laptop's CPU path: 5 epochs in 9.4 minutes, 58.0 % test accuracy."
+                 2-core virtual machine's CPU path: 5 epochs in 9.4 minutes, 58.0 % test accuracy."
             }
         }
     }

@@ -53,8 +53,6 @@ enum Start {
     FromCheckpoint,
 }
 
-/// Training images the page uses: the reference's first 20,000 records.
-const TRAIN_SUBSET: usize = 20_000;
 /// Preview images sent to the page: four of each class.
 const PREVIEW_PER_CLASS: usize = 4;
 /// Test images in the page's predictions grid.
@@ -333,7 +331,7 @@ async fn load_archive(file: web_sys::Blob, name: String) -> Result<(ImageSet, Im
         }
     })
     .map_err(|error| error.to_string())?;
-    let train = SubsetRule::First(TRAIN_SUBSET).apply(&dataset.train).map_err(|error| error.to_string())?;
+    let train = SubsetRule::REFERENCE.apply(&dataset.train).map_err(|error| error.to_string())?;
     Ok((train, dataset.test, DatasetSource::Archive, None))
 }
 

@@ -8,6 +8,8 @@ use web_sys::{HtmlButtonElement, HtmlElement, HtmlProgressElement, HtmlSelectEle
 use crate::compute::ComputePath;
 use std::cell::Cell;
 
+use crate::data::cifar::TEST_IMAGES;
+use crate::data::subset::SubsetRule;
 use crate::display::{bytes, duration, group_thousands, training_title};
 use crate::model::Preset;
 use crate::protocol::{CheckpointSummary, WorkerInput, WorkerOutput};
@@ -205,7 +207,8 @@ fn choose_recipe(app: &SharedApp, named: NamedRecipe) {
     let mut about = named.about().to_string();
     if named == NamedRecipe::TenMinutes {
         let app = app.borrow();
-        let (train_images, test_images) = app.dataset_images.unwrap_or((20_000, 10_000));
+        // Before the dataset has loaded: the prepared dataset's sizes.
+        let (train_images, test_images) = app.dataset_images.unwrap_or((SubsetRule::REFERENCE.len(), TEST_IMAGES));
         about.push(' ');
         match app.measured_speed {
             Some(speed) => {
@@ -218,7 +221,7 @@ fn choose_recipe(app: &SharedApp, named: NamedRecipe) {
             }
             None => about.push_str(&format!(
                 "This browser's speed was not measured (the compute path was chosen by hand), so it takes the {} epochs \
-                 that fit on a 2-core laptop's CPU path.",
+                 that fit on a 2-core virtual machine's CPU path.",
                 recipe.epochs
             )),
         }
