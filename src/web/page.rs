@@ -239,7 +239,8 @@ fn replace_worker(app: &SharedApp, message: &str) {
         app.dataset_ready = false;
         app.worker_threads
     };
-    training::on_output(app, WorkerOutput::TrainingFailed { message: message.to_string() });
+    // As if the worker had said so: the training card and the runs table both learn of it.
+    on_worker_output(app, WorkerOutput::TrainingFailed { message: message.to_string() }, None);
     match workers::start(threads) {
         Ok(worker) => {
             {
@@ -260,10 +261,7 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
         let mut app = app.borrow_mut();
         app.worker_heard_ms = now;
         match output {
-            WorkerOutput::TrainingStarted { .. } => {
-                (app.slowest_step_ms, app.last_step_ms, app.paused) = (0.0, now, false);
-                app.captures.clear();
-            }
+            WorkerOutput::TrainingStarted { .. } => (app.slowest_step_ms, app.last_step_ms, app.paused) = (0.0, now, false),
             WorkerOutput::Step { step, .. } => {
                 if step > 1 {
                     app.slowest_step_ms = app.slowest_step_ms.max(now - app.last_step_ms);
@@ -319,6 +317,10 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
         WorkerOutput::Evaluated { evaluation } => test_set::show_evaluation(app, &evaluation, "Current weights"),
         WorkerOutput::EvaluationFailed { message } => test_set::show_failed(&message),
         WorkerOutput::Probe { step, epoch, explanation } => probe::capture(app, step, epoch, &explanation),
+        WorkerOutput::TrainingStarted { .. } => {
+            probe::clear(app);
+            training::on_output(app, output);
+        }
         other => training::on_output(app, other),
     }
 }

@@ -34,6 +34,18 @@ fn slider() -> HtmlInputElement {
     element("probe-slider")
 }
 
+/// Forgets the last run's captures: a new run starts.
+pub fn clear(app: &SharedApp) {
+    stop_playing();
+    app.borrow_mut().captures.clear();
+    let slider = slider();
+    slider.set_max("0");
+    slider.set_value_as_number(0.0);
+    slider.set_disabled(true);
+    element::<HtmlButtonElement>("probe-play").set_disabled(true);
+    set_text("probe-position", "");
+}
+
 /// Keeps a capture of the run and shows it if the slider follows the run.
 pub fn capture(app: &SharedApp, step: usize, epoch: usize, explanation: &Explanation) {
     let following = {
