@@ -20,6 +20,17 @@ const rows = (page) => page.$$eval("#runs-body tr", (rows) => rows.map((row) => 
   accuracy: row.querySelector("[data-accuracy]").dataset.accuracy, load: !!row.querySelector("[data-action=load]"),
 })));
 
+/** Waits until the runs in browser storage are `count`, none still running, as the table shows them. */
+async function storageHolds(page, count) {
+  await page.waitForFunction(async (count) => {
+    const root = await navigator.storage.getDirectory();
+    const runs = JSON.parse(await (await (await root.getFileHandle("runs.json")).getFile()).text());
+    const kept = runs.filter((run) => run.weights_kept).length;
+    return runs.length === count && kept === document.querySelectorAll("#runs-body [data-action=load]").length
+      && runs.every((run) => run.status.state !== "running");
+  }, count, { polling: 200 });
+}
+
 async function download(page, selector) {
   const [file] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
   return { name: file.suggestedFilename(), text: await readFile(await file.path(), "utf8") };
@@ -80,11 +91,7 @@ test("runs are kept in a table labelled by what changed: overlaid, exported, loa
   await page.waitForFunction(() => document.querySelector("#weights-note").textContent.startsWith("From run 1: tiny preset, 1 epochs"));
 
   // Browser storage has caught up (the page writes it after each change, one write at a time).
-  await page.waitForFunction(async () => {
-    const root = await navigator.storage.getDirectory();
-    const runs = JSON.parse(await (await (await root.getFileHandle("runs.json")).getFile()).text());
-    return runs.length === 3 && runs.filter((run) => run.weights_kept).length === 2 && runs.every((run) => run.status.state !== "running");
-  }, null, { polling: 200 });
+  await storageHolds(page, 3);
   await page.reload();
   await datasetReady(page);
   await page.waitForFunction(() => document.querySelectorAll("#runs-body tr").length === 3);
@@ -92,6 +99,7 @@ test("runs are kept in a table labelled by what changed: overlaid, exported, loa
   await page.click(`#runs-body tr[data-run="${table[2].id}"] [data-action=delete]`);
   table = await rows(page);
   assert.deepEqual(table.map((row) => row.label), ["epochs 1 → 3, lr 1e-3 → 3e-3", "first run"], "labels follow the runs that remain");
+  await storageHolds(page, 2);
   await page.reload();
   await page.waitForFunction(() => document.querySelectorAll("#runs-body tr").length === 2);
   await context.close();
