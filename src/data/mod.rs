@@ -11,6 +11,8 @@
 //!                                        ▼ batch               ([batch, 3, 32, 32] f32, [batch] i64)
 //! ```
 //!
+//! A person's own classes come in through [`image_folder`] as the same [`ImageSet`].
+//!
 //! Everything here is plain Rust and compiles for wasm32; only the file-system helpers are
 //! native-only. Randomness comes from [`rng::Pcg32`], so one seed gives the same subset, order and
 //! augmentation natively and in the browser.
@@ -22,6 +24,7 @@ pub mod cifar;
 pub mod classes;
 pub mod decoded;
 pub mod error;
+pub mod image_folder;
 pub mod image_set;
 pub mod manifest;
 pub mod preprocess;
