@@ -164,7 +164,7 @@ fn short(value: f64) -> String {
 }
 
 /// Each recipe value a person reads, by the name the table's labels use.
-fn values(recipe: &TrainingRecipe) -> [(&'static str, String); 9] {
+fn values(recipe: &TrainingRecipe) -> [(&'static str, String); 10] {
     let optimizer = &recipe.optimizer;
     [
         ("preset", recipe.preset.name().to_string()),
@@ -177,6 +177,7 @@ fn values(recipe: &TrainingRecipe) -> [(&'static str, String); 9] {
         ("smoothing", short(optimizer.label_smoothing.to_string().parse().expect("a float's text parses"))),
         ("augment", format!("{:?}", recipe.augment).to_lowercase()),
         ("seed", recipe.seed.to_string()),
+        ("train", recipe.trainable.name().to_string()),
     ]
 }
 

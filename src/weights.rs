@@ -40,7 +40,8 @@
 //! # Metadata (`__metadata__`, string → string)
 //! `format` = `pt` (the `safetensors.torch` convention: PyTorch layouts), `weights_format` =
 //! [`FORMAT`], `config` = [`VitConfig`] as JSON, `preset` (only for a preset), `class_names` (JSON
-//! array), `recipe` and `metrics` (the caller's JSON, kept opaque), `epoch` (decimal). A file
+//! array), `recipe` and `metrics` (the caller's JSON, kept opaque), `epoch` (decimal), and where
+//! they apply `data` (what it trained on) and `base` (the model it was fine-tuned from), JSON too. A file
 //! without `weights_format` is read as a plain PyTorch `state_dict`: see [`from_safetensors`].
 
 use std::collections::{BTreeMap, HashMap};
@@ -78,6 +79,9 @@ pub struct WeightFileInfo {
     /// What it was trained and tested on, as the caller's JSON (the archive's sha256, the
     /// subset); empty when the file does not say.
     pub data_json: String,
+    /// The model this one was fine-tuned from, as the caller's JSON (its file's name and
+    /// SHA-256, its classes); empty for a model trained from scratch.
+    pub base_json: String,
 }
 
 impl WeightFileInfo {
@@ -92,6 +96,7 @@ impl WeightFileInfo {
             epoch: 0,
             metrics_json: String::new(),
             data_json: String::new(),
+            base_json: String::new(),
         }
     }
 }
@@ -340,6 +345,9 @@ fn metadata(info: &WeightFileInfo) -> Result<BTreeMap<&'static str, String>, Wei
     if !info.data_json.is_empty() {
         entries.insert("data", info.data_json.clone());
     }
+    if !info.base_json.is_empty() {
+        entries.insert("base", info.base_json.clone());
+    }
     Ok(entries)
 }
 
@@ -453,6 +461,7 @@ impl<'a> WeightFile<'a> {
             epoch: epoch.unwrap_or(0),
             metrics_json: get("metrics").unwrap_or_default().into(),
             data_json: get("data").unwrap_or_default().into(),
+            base_json: get("base").unwrap_or_default().into(),
         };
         Ok((info, true))
     }

@@ -67,6 +67,34 @@ impl VitConfig {
 }
 
 impl VisionTransformer {
+    /// Outputs of the head: the number of classes.
+    pub fn classes(&self) -> usize {
+        self.head.weight.val().dims()[1]
+    }
+
+    /// The same model with a new head of `classes` outputs, all zero, for fine-tuning on other
+    /// classes: a zero head starts every class at the same score, as the ViT paper's fine-tuning
+    /// does, so what it learns comes from the pictures alone.
+    pub fn with_new_head(mut self, classes: usize) -> Self {
+        let device = self.head.weight.val().device();
+        let embed_dim = self.head.weight.val().dims()[0];
+        self.head = Linear {
+            weight: Param::from_tensor(Tensor::zeros([embed_dim, classes], &device)),
+            bias: Some(Param::from_tensor(Tensor::zeros([classes], &device))),
+        };
+        self
+    }
+
+    /// Every parameter but the head's frozen: a linear probe. The backward pass then stops at
+    /// the head, and the optimiser, which only moves parameters that have gradients, leaves the
+    /// rest bit for bit as it was.
+    pub fn with_only_head_trainable(self) -> Self {
+        let head = self.head.clone();
+        let mut frozen = self.no_grad();
+        frozen.head = head;
+        frozen
+    }
+
     /// # Shapes
     /// - images: `[batch, channels, height, width]`, normalised per channel
     /// - output: `[batch, classes]`

@@ -2,7 +2,7 @@
 //! anything that is not a usable value (the page shows it instead of starting), and the same
 //! fields in a link's query (`?lr=3e-3&batch=128`), so that a link opens the page with a recipe.
 
-use super::recipe::{RecipeError, TrainingRecipe};
+use super::recipe::{RecipeError, Trainable, TrainingRecipe};
 use super::step::OptimizerRecipe;
 use crate::data::augment::AugmentRecipe;
 
@@ -18,6 +18,8 @@ pub struct RecipeForm {
     pub label_smoothing: String,
     pub augment: String,
     pub seed: String,
+    /// What learns: `whole` or `head` ([`Trainable::name`]).
+    pub trainable: String,
 }
 
 /// The augmentation recipes as the form's menu spells them.
@@ -32,7 +34,7 @@ fn number<T: std::str::FromStr>(field: &'static str, text: &str, what: &str) -> 
 
 impl RecipeForm {
     /// The fields' names: the form's inputs and a link's query keys alike.
-    pub const FIELDS: [&str; 9] = ["preset", "epochs", "batch", "lr", "wd", "warmup", "smoothing", "augment", "seed"];
+    pub const FIELDS: [&str; 10] = ["preset", "epochs", "batch", "lr", "wd", "warmup", "smoothing", "augment", "seed", "train"];
 
     /// The fields that [`RecipeForm::parse`] reads back as `recipe`.
     pub fn of(recipe: &TrainingRecipe) -> Self {
@@ -47,6 +49,7 @@ impl RecipeForm {
             label_smoothing: optimizer.label_smoothing.to_string(),
             augment: format!("{:?}", recipe.augment),
             seed: recipe.seed.to_string(),
+            trainable: recipe.trainable.name().into(),
         }
     }
 
@@ -62,6 +65,7 @@ impl RecipeForm {
             "smoothing" => &self.label_smoothing,
             "augment" => &self.augment,
             "seed" => &self.seed,
+            "train" => &self.trainable,
             _ => return None,
         })
     }
@@ -77,6 +81,7 @@ impl RecipeForm {
             "smoothing" => &mut self.label_smoothing,
             "augment" => &mut self.augment,
             "seed" => &mut self.seed,
+            "train" => &mut self.trainable,
             _ => return None,
         })
     }
@@ -136,6 +141,11 @@ impl RecipeForm {
                 other => return Err(RecipeError { field: "augmentation", problem: format!("unknown recipe '{other}'") }),
             },
             seed: number("seed", &self.seed, "a whole number")?,
+            trainable: match self.trainable.trim() {
+                "whole" | "" => Trainable::Whole,
+                "head" => Trainable::Head,
+                other => return Err(RecipeError { field: "train", problem: format!("'{other}' is neither 'whole' nor 'head'") }),
+            },
         };
         recipe.validate()?;
         Ok(recipe)
@@ -157,6 +167,7 @@ mod tests {
             label_smoothing: "0".into(),
             augment: "Flip".into(),
             seed: "0".into(),
+            trainable: "whole".into(),
         }
     }
 
@@ -171,6 +182,10 @@ mod tests {
         for named in crate::training::NamedRecipe::ALL {
             let recipe = TrainingRecipe { seed: 7, augment: AugmentRecipe::Crop, ..named.recipe() };
             assert_eq!(RecipeForm::of(&recipe).parse().unwrap(), recipe, "{named:?}");
+        }
+        for trainable in [Trainable::Head, Trainable::Whole] {
+            let recipe = TrainingRecipe::fine_tune(trainable);
+            assert_eq!(RecipeForm::of(&recipe).parse().unwrap(), recipe, "{trainable:?}");
         }
     }
 
@@ -195,6 +210,7 @@ mod tests {
         assert_eq!(message(&[("lr", "fast")]), "learning rate: 'fast' is not a number such as 0.001");
         assert_eq!(message(&[("augment", "wild")]), "augmentation: unknown recipe 'wild'");
         assert_eq!(message(&[("batch", "99999")]), "batch size: must be between 1 and 4096");
+        assert_eq!(message(&[("train", "tail")]), "train: 'tail' is neither 'whole' nor 'head'");
     }
 
     #[test]

@@ -12,8 +12,8 @@ use crate::data::batch::{Batch, EpochShuffler, assemble_batch_into, batch_tensor
 use crate::data::rng::Pcg32;
 use crate::data::ImageSet;
 use crate::inference::Prediction;
-use crate::model::VisionTransformer;
-use crate::weights::{WeightFileInfo, from_safetensors, to_safetensors_async};
+use crate::model::{VisionTransformer, VitConfig};
+use crate::weights::{WeightFileInfo, from_safetensors, inspect_safetensors, to_safetensors_async};
 
 /// Images per evaluation batch: large enough to amortise dispatch, small enough that one
 /// layer's attention, `[500, heads, 65, 65]` floats, stays far below WebGPU's 128 MiB binding limit.
@@ -41,6 +41,10 @@ pub struct TrainingSession {
     log_every: usize,
     /// What [`TrainingSession::weight_info`] says the run trained on (JSON; empty: unsaid).
     data_json: String,
+    /// The head's class names (empty: CIFAR-10's, or numbered) and the model fine-tuned from
+    /// (JSON; empty: trained from scratch), for the weight files.
+    class_names: Vec<String>,
+    base_json: String,
     smoothed: SmoothedLoss,
     history: MetricsHistory,
     /// The model as it was after the last epoch whose losses were finite.
@@ -98,7 +102,7 @@ impl TrainingSession {
         let shuffler = EpochShuffler::new(train.len(), recipe.batch_size, recipe.seed);
         let last_good = model.valid();
         let mut session = Self {
-            trainer: Trainer::new(model, recipe.optimizer.clone(), total_steps, device),
+            trainer: Trainer::with_trainable(model, recipe.optimizer.clone(), recipe.trainable, total_steps, device),
             order: Vec::new(),
             epoch: 0,
             batch_in_epoch: 0,
@@ -109,6 +113,8 @@ impl TrainingSession {
             images_seen: 0,
             log_every: 10,
             data_json: String::new(),
+            class_names: Vec::new(),
+            base_json: String::new(),
             smoothed: SmoothedLoss::default(),
             history: MetricsHistory::default(),
             last_good,
@@ -133,18 +139,20 @@ impl TrainingSession {
     ) -> Result<Self, TrainingError> {
         let train: Arc<ImageSet> = train.into();
         let recipe = checkpoint.recipe.clone();
-        let config = recipe.preset.config();
         let total_steps = recipe.total_steps(train.len());
         let problem = |error: String| TrainingError::Checkpoint(error);
+        // The weights' own config: a fine-tuned model's head is not its preset's.
+        let info = inspect_safetensors(&checkpoint.weights).map_err(|error| problem(error.to_string()))?;
+        let config = info.config.clone();
         let trainer = match &checkpoint.trainer {
-            Some(state) => Trainer::restore(state, &config, recipe.optimizer.clone(), total_steps, device)
+            Some(state) => Trainer::restore(state, &config, recipe.optimizer.clone(), recipe.trainable, total_steps, device)
                 .map_err(|error| problem(format!("{error:?}")))?,
             None => {
-                let (model, info) = from_safetensors(&checkpoint.weights, device).map_err(|error| problem(error.to_string()))?;
-                if info.config != config {
+                let (model, _) = from_safetensors(&checkpoint.weights, device).map_err(|error| problem(error.to_string()))?;
+                if (VitConfig { classes: config.classes, ..recipe.preset.config() }) != config {
                     return Err(problem("its weights are of another architecture than its recipe".into()));
                 }
-                let mut trainer = Trainer::new(model, recipe.optimizer.clone(), total_steps, device);
+                let mut trainer = Trainer::with_trainable(model, recipe.optimizer.clone(), recipe.trainable, total_steps, device);
                 trainer.set_steps_done(checkpoint.step);
                 trainer
             }
@@ -152,6 +160,9 @@ impl TrainingSession {
         let mut session =
             Self::new(recipe, trainer.model().clone(), train, test, device).map_err(|error| problem(error.to_string()))?;
         session.trainer = trainer;
+        session.class_names = info.class_names;
+        session.base_json = info.base_json;
+        session.data_json = info.data_json;
         session.epoch = checkpoint.epochs_done;
         session.history = checkpoint.history.clone();
         session.smoothed = checkpoint.smoothed;
@@ -189,8 +200,31 @@ impl TrainingSession {
             epoch: self.history.epochs.last().map_or(0, |epoch| epoch.epoch),
             metrics_json: serde_json::to_string(&self.history).expect("metrics serialise"),
             data_json: self.data_json.clone(),
-            ..WeightFileInfo::new(self.recipe.preset.config(), Some(self.recipe.preset))
+            base_json: self.base_json.clone(),
+            ..self.model_info()
         }
+    }
+
+    /// The model's config and class names: its preset's, with the head it has.
+    fn model_info(&self) -> WeightFileInfo {
+        let config = VitConfig { classes: self.last_good.classes(), ..self.recipe.preset.config() };
+        let mut info = WeightFileInfo::new(config, Some(self.recipe.preset));
+        if self.class_names.len() == info.config.classes {
+            info.class_names = self.class_names.clone();
+        }
+        info
+    }
+
+    /// Names the head's classes in the weight files (a fine-tuning run's own classes).
+    pub fn with_class_names(mut self, class_names: Vec<String>) -> Self {
+        self.class_names = class_names;
+        self
+    }
+
+    /// Says in the weight files which model this run fine-tunes (JSON).
+    pub fn with_base_description(mut self, base_json: String) -> Self {
+        self.base_json = base_json;
+        self
     }
 
     /// Says in the weight files what the run trains and tests on (JSON).

@@ -14,6 +14,7 @@ use burn::tensor::{Bytes, Device, Int, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::inference::{Prediction, class_scores};
+use super::recipe::Trainable;
 use crate::model::VisionTransformer;
 
 /// The optimiser's recipe. Defaults are the reference: AdamW, lr 1e-3, weight decay 0.05,
@@ -122,6 +123,21 @@ pub struct TrainerState {
 impl Trainer {
     /// `model` must live on an autodiff device (`device.autodiff()`).
     pub fn new(model: VisionTransformer, recipe: OptimizerRecipe, total_steps: usize, device: &Device) -> Self {
+        Self::with_trainable(model, recipe, Trainable::Whole, total_steps, device)
+    }
+
+    /// [`Trainer::new`], training only what `trainable` says.
+    pub fn with_trainable(
+        model: VisionTransformer,
+        recipe: OptimizerRecipe,
+        trainable: Trainable,
+        total_steps: usize,
+        device: &Device,
+    ) -> Self {
+        let model = match trainable {
+            Trainable::Whole => model,
+            Trainable::Head => model.with_only_head_trainable(),
+        };
         let optimizer = adamw(&recipe);
         let smoothing = (recipe.label_smoothing > 0.0).then_some(recipe.label_smoothing);
         let loss = CrossEntropyLossConfig::new().with_smoothing(smoothing).init(device);
@@ -158,6 +174,7 @@ impl Trainer {
         state: &TrainerState,
         config: &crate::model::VitConfig,
         recipe: OptimizerRecipe,
+        trainable: Trainable,
         total_steps: usize,
         device: &Device,
     ) -> Result<Self, RecordError> {
@@ -167,7 +184,7 @@ impl Trainer {
         RESTORE_DEVICE.with(|restore| *restore.borrow_mut() = Some(device.clone().inner()));
         let optimizer = adamw(&recipe).load_record(optimizer_record);
         RESTORE_DEVICE.with(|restore| *restore.borrow_mut() = None);
-        let mut trainer = Self::new(model, recipe, total_steps, device);
+        let mut trainer = Self::with_trainable(model, recipe, trainable, total_steps, device);
         trainer.optimizer = optimizer;
         trainer.step = state.step;
         Ok(trainer)
