@@ -4,6 +4,7 @@ The format: a "qres" header (version, offsets of the tree, data and names), a tr
 entries (directories: child count and first child; files: data offset), names as UTF-16 with
 their length, data as a 32-bit length then bytes, zlib-compressed after a 4-byte size when flagged.
    python3 qt_resources.py ARCHIVE.rcc OUT_DIR PATH_IN_ARCHIVE...
+   python3 qt_resources.py --list ARCHIVE.rcc
 """
 import os
 import struct
@@ -44,6 +45,10 @@ def files(archive):
     yield from walk(0, "")
 
 
+if sys.argv[1] == "--list":
+    for path, _ in files(sys.argv[2]):
+        print(path)
+    sys.exit(0)
 archive, out, *wanted = sys.argv[1:]
 found = {path: content for path, content in files(archive) if path in wanted}
 for path in wanted:

@@ -8,6 +8,15 @@
 //! ```
 //! Shows a progress bar per epoch on a terminal, prints one line per epoch and, at the end, the
 //! per-epoch table as JSON.
+//!
+//! With `--image-folder DIR` it fine-tunes instead, as the page does with a person's own classes:
+//! a folder per class (torchvision's ImageFolder layout), a share of each held out to test on,
+//! the pretrained weights (`--from`) with a new head, the head alone or the whole model
+//! (`--fine-tune`). The weight file names the classes and the base model, and opens in the page.
+//!
+//! ```text
+//! cargo run --release --bin train -- --image-folder ~/pictures/pets --out pets.safetensors
+//! ```
 
 #[cfg(not(target_family = "wasm"))]
 fn main() {
@@ -35,15 +44,20 @@ mod native {
     use vit_web::data::cifar::{CifarDataset, decode_archive};
     use vit_web::data::manifest::sha256_hex;
     use vit_web::data::subset::SubsetRule;
-    use vit_web::training::{TrainingRecipe, TrainingSession};
-    use vit_web::weights::to_safetensors;
+    use burn::tensor::Device;
+    use vit_web::data::ImageSet;
+    use vit_web::data::image_folder::{DEFAULT_HELD_OUT, read_image_folder, split_held_out};
+    use vit_web::model::VisionTransformer;
+    use vit_web::training::{Trainable, TrainingRecipe, TrainingSession};
+    use vit_web::viz::confusion::ConfusionMatrix;
+    use vit_web::weights::{from_safetensors, to_safetensors};
 
     /// Trains the ViT natively with the page's epoch loop and writes its weights.
     #[derive(Debug, Parser)]
     #[command(name = "train", version)]
     // Not exclusive: an archive named by CIFAR10_ARCHIVE in the environment must not refuse an
     // explicit --dataset, which wins.
-    #[command(group = clap::ArgGroup::new("data").required(true).multiple(true).args(["archive", "dataset"]))]
+    #[command(group = clap::ArgGroup::new("data").required(true).multiple(true).args(["archive", "dataset", "image_folder"]))]
     pub struct Arguments {
         #[command(flatten)]
         archive: ArchiveArg,
@@ -52,6 +66,19 @@ mod native {
         /// Used when both are given
         #[arg(long, value_name = "FILE")]
         dataset: Option<PathBuf>,
+        /// Your own pictures, one sub-folder per class named for it (JPEG, PNG or WebP, any
+        /// size): fine-tunes the --from model on them instead of training on CIFAR-10
+        #[arg(long, value_name = "DIR")]
+        image_folder: Option<PathBuf>,
+        /// The weights fine-tuning starts from
+        #[arg(long, value_name = "FILE", default_value = "weights/vit-tiny.safetensors")]
+        from: PathBuf,
+        /// What fine-tuning trains
+        #[arg(long, value_enum, default_value_t = Trainable::Head)]
+        fine_tune: Trainable,
+        /// The share of each class's pictures held out to test on (rounded; at least one)
+        #[arg(long, value_name = "SHARE", default_value_t = DEFAULT_HELD_OUT)]
+        held_out: f64,
         /// Where the weights go (safetensors), rewritten after every epoch
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -78,50 +105,48 @@ mod native {
 
     impl Arguments {
         pub fn recipe(&self) -> Result<TrainingRecipe, String> {
-            self.recipe.recipe(self.batch)
+            match &self.image_folder {
+                None => self.recipe.recipe(self.batch),
+                Some(_) => {
+                    let recipe = self.recipe.recipe_from(TrainingRecipe::fine_tune(self.fine_tune), self.batch)?;
+                    Ok(TrainingRecipe { trainable: self.fine_tune, ..recipe })
+                }
+            }
         }
     }
 
-    pub fn run(arguments: Arguments, recipe: TrainingRecipe) -> Result<(), String> {
-        let read = |path: &Path| std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()));
-        let (dataset, source) = match (&arguments.dataset, &arguments.archive.archive) {
-            (Some(path), _) => {
-                let bytes = read(path)?;
-                let (train, test) = decode_asset(&bytes).map_err(|error| error.to_string())?;
-                (CifarDataset { train, test }, (path, sha256_hex(&bytes)))
-            }
-            (None, Some(archive)) => {
-                let bytes = read(archive)?;
-                let dataset = decode_archive(&bytes).map_err(|error| format!("{}: {error}", archive.display()))?;
-                (dataset, (archive, sha256_hex(&bytes)))
-            }
-            (None, None) => unreachable!("clap requires --archive or --dataset"),
-        };
-        let rule = arguments.subset.rule(arguments.train_images, recipe.seed);
-        let train = rule.apply(&dataset.train).map_err(|error| error.to_string())?;
-        let test = SubsetRule::First(arguments.test_images.min(dataset.test.len()))
-            .apply(&dataset.test)
-            .map_err(|error| error.to_string())?;
-        println!("data      {} training images ({rule:?}), {} test images", train.len(), test.len());
-        println!("recipe    {}", serde_json::to_string(&recipe).expect("recipes serialise"));
-        println!("backend   {}", arguments.backend.backend.name());
+    /// What a run trains and tests on, and the model it starts from.
+    struct Start {
+        train: ImageSet,
+        test: ImageSet,
+        model: VisionTransformer,
+        recipe: TrainingRecipe,
+        class_names: Vec<String>,
+        data_json: String,
+        base_json: String,
+    }
 
+    fn read(path: &Path) -> Result<Vec<u8>, String> {
+        std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))
+    }
+
+    pub fn run(arguments: Arguments, recipe: TrainingRecipe) -> Result<(), String> {
         let device = vit_web::compute::native_device(arguments.backend.backend)?.autodiff();
         device.seed(recipe.seed);
-        let config = recipe.preset.config();
-        let test_images = test.len();
-        let mut session = TrainingSession::new(recipe.clone(), config.init(&device), train, test, &device)
+        let start = match &arguments.image_folder {
+            Some(folder) => fine_tuning_start(&arguments, folder, recipe, &device)?,
+            None => cifar_start(&arguments, recipe, &device)?,
+        };
+        let Start { train, test, model, recipe, class_names, data_json, base_json } = start;
+        println!("recipe    {}", serde_json::to_string(&recipe).expect("recipes serialise"));
+        println!("backend   {}", arguments.backend.backend.name());
+        let test_labels = test.labels.clone();
+        let mut session = TrainingSession::new(recipe.clone(), model, train, test, &device)
             .map_err(|error| error.to_string())?
             .with_log_every(20)
-            .with_data_description(
-                serde_json::json!({
-                    "file": source.0.file_name().map(|name| name.to_string_lossy()),
-                    "sha256": source.1,
-                    "train": format!("{rule:?}"),
-                    "test": format!("first {test_images}"),
-                })
-                .to_string(),
-            );
+            .with_data_description(data_json)
+            .with_class_names(class_names.clone())
+            .with_base_description(base_json);
         println!("epoch  train loss  train acc  test loss  test acc   img/s   seconds");
         while !session.is_done() {
             let started = Instant::now();
@@ -146,6 +171,14 @@ mod native {
                 save(path, &session)?;
             }
         }
+        if arguments.image_folder.is_some()
+            && let Some(evaluation) = session.last_evaluation()
+        {
+            let matrix = ConfusionMatrix::new(&test_labels, &evaluation.predictions, class_names.len());
+            for (class, (name, accuracy)) in class_names.iter().zip(matrix.per_class_accuracy()).enumerate() {
+                println!("held out  {name}: {:.0} % of {} right", 100.0 * accuracy, matrix.row_total(class));
+            }
+        }
         let history = session.history().clone();
         println!("history   {}", serde_json::to_string(&history.epochs).expect("metrics serialise"));
         if let Some(path) = &arguments.metrics {
@@ -153,6 +186,80 @@ mod native {
             std::fs::write(path, json).map_err(|error| format!("{}: {error}", path.display()))?;
         }
         Ok(())
+    }
+
+    /// A person's pictures, split per class, and the base model with a new head for them.
+    fn fine_tuning_start(arguments: &Arguments, folder: &Path, recipe: TrainingRecipe, device: &Device) -> Result<Start, String> {
+        let collection = read_image_folder(folder)?;
+        collection.check().map_err(|error| format!("{}: {error}", folder.display()))?;
+        let (train, test) = split_held_out(&collection.images, arguments.held_out, recipe.seed).map_err(|error| error.to_string())?;
+        let counts: Vec<String> = collection.class_names.iter().zip(collection.counts()).map(|(name, count)| format!("{name} {count}")).collect();
+        println!("data      {}: {} ({} to train on, {} held out)", folder.display(), counts.join(", "), train.len(), test.len());
+        if !collection.skipped.is_empty() {
+            println!("skipped   {} files that are not pictures in a class folder, e.g. {}", collection.skipped.len(), collection.skipped[0]);
+        }
+        let bytes = read(&arguments.from)?;
+        let (base, info) = from_safetensors(&bytes, device).map_err(|error| format!("{}: {error}", arguments.from.display()))?;
+        let preset = info.preset.ok_or_else(|| format!("{}: fine-tuning starts from a tiny or small preset's weights", arguments.from.display()))?;
+        println!("base      {} ({}, {} classes)", arguments.from.display(), preset.name(), info.config.classes);
+        let base_json = serde_json::json!({
+            "file": arguments.from.file_name().map(|name| name.to_string_lossy()),
+            "sha256": sha256_hex(&bytes),
+            "class_names": info.class_names,
+        });
+        let data_json = serde_json::json!({
+            "image_folder": folder.file_name().map(|name| name.to_string_lossy()),
+            "held_out": arguments.held_out,
+            "train": train.len(),
+            "test": test.len(),
+        });
+        Ok(Start {
+            model: base.with_new_head(collection.class_names.len()),
+            recipe: TrainingRecipe { preset, ..recipe },
+            class_names: collection.class_names,
+            data_json: data_json.to_string(),
+            base_json: base_json.to_string(),
+            train,
+            test,
+        })
+    }
+
+    /// CIFAR-10's archive or the prepared dataset, and a fresh model.
+    fn cifar_start(arguments: &Arguments, recipe: TrainingRecipe, device: &Device) -> Result<Start, String> {
+        let (dataset, source) = match (&arguments.dataset, &arguments.archive.archive) {
+            (Some(path), _) => {
+                let bytes = read(path)?;
+                let (train, test) = decode_asset(&bytes).map_err(|error| error.to_string())?;
+                (CifarDataset { train, test }, (path, sha256_hex(&bytes)))
+            }
+            (None, Some(archive)) => {
+                let bytes = read(archive)?;
+                let dataset = decode_archive(&bytes).map_err(|error| format!("{}: {error}", archive.display()))?;
+                (dataset, (archive, sha256_hex(&bytes)))
+            }
+            (None, None) => unreachable!("clap requires --archive, --dataset or --image-folder"),
+        };
+        let rule = arguments.subset.rule(arguments.train_images, recipe.seed);
+        let train = rule.apply(&dataset.train).map_err(|error| error.to_string())?;
+        let test = SubsetRule::First(arguments.test_images.min(dataset.test.len()))
+            .apply(&dataset.test)
+            .map_err(|error| error.to_string())?;
+        println!("data      {} training images ({rule:?}), {} test images", train.len(), test.len());
+        let data_json = serde_json::json!({
+            "file": source.0.file_name().map(|name| name.to_string_lossy()),
+            "sha256": source.1,
+            "train": format!("{rule:?}"),
+            "test": format!("first {}", test.len()),
+        });
+        Ok(Start {
+            model: recipe.preset.config().init(device),
+            recipe,
+            class_names: Vec::new(),
+            data_json: data_json.to_string(),
+            base_json: String::new(),
+            train,
+            test,
+        })
     }
 
     fn save(path: &Path, session: &TrainingSession) -> Result<(), String> {

@@ -11,7 +11,7 @@ use crate::compute::NativeBackend;
 use crate::data::augment::AugmentRecipe;
 use crate::data::subset::SubsetRule;
 use crate::model::Preset;
-use crate::training::{NamedRecipe, TrainingRecipe};
+use crate::training::{NamedRecipe, Trainable, TrainingRecipe};
 
 /// CIFAR-10's binary archive.
 #[derive(Debug, Clone, Args)]
@@ -34,9 +34,10 @@ pub struct BackendArg {
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Recipe")]
 pub struct RecipeArgs {
-    /// The recipe to start from; the flags below change single values of it
-    #[arg(long, value_enum, default_value_t = NamedRecipe::Reference)]
-    pub recipe: NamedRecipe,
+    /// The recipe to start from; the flags below change single values of it [reference; for
+    /// --image-folder, the fine-tuning recipe]
+    #[arg(long, value_enum)]
+    pub recipe: Option<NamedRecipe>,
     /// Model size [the recipe's: tiny]
     #[arg(long, value_enum)]
     pub preset: Option<Preset>,
@@ -67,7 +68,12 @@ impl RecipeArgs {
     /// The named recipe with the flags' values (and `batch_size`, where given), or a message that
     /// names the flag and the value it refuses.
     pub fn recipe(&self, batch_size: Option<usize>) -> Result<TrainingRecipe, String> {
-        let mut recipe = self.recipe.recipe();
+        self.recipe_from(TrainingRecipe::default(), batch_size)
+    }
+
+    /// [`recipe`](Self::recipe), starting from `base` unless a recipe is named.
+    pub fn recipe_from(&self, base: TrainingRecipe, batch_size: Option<usize>) -> Result<TrainingRecipe, String> {
+        let mut recipe = self.recipe.map_or(base, NamedRecipe::recipe);
         let optimizer = &mut recipe.optimizer;
         optimizer.learning_rate = self.learning_rate.unwrap_or(optimizer.learning_rate);
         optimizer.weight_decay = self.weight_decay.unwrap_or(optimizer.weight_decay);
@@ -139,6 +145,19 @@ impl ValueEnum for AugmentRecipe {
             AugmentRecipe::Heavy => {
                 PossibleValue::new("heavy").help("random resized crop, flip, rotation, colour jitter, erasing")
             }
+        })
+    }
+}
+
+impl ValueEnum for Trainable {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Trainable::Head, Trainable::Whole]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            Trainable::Head => PossibleValue::new(self.name()).help("the new head alone, on the frozen model: a linear probe, fast"),
+            Trainable::Whole => PossibleValue::new(self.name()).help("every weight, from the base model's"),
         })
     }
 }
