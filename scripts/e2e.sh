@@ -10,8 +10,9 @@ source scripts/prepare-data.sh
 [ -f www/data/small/manifest.json ] || cargo run --quiet --bin prepare-data -- \
     --archive "$CIFAR10_ARCHIVE" --out www/data/small --count 512 --test-count 500
 source scripts/fetch-photo.sh
-# Weight files the tests upload (a small-preset model), written by a native test.
+# Weight files the tests upload (a small-preset model) and picture folders and zips they import,
+# written by native tests.
 export E2E_FIXTURES_DIR="$HOME/.cache/vit-web/e2e-fixtures"
-cargo test --quiet --locked --test weights writes_e2e_fixtures >/dev/null
+cargo test --quiet --locked --test weights --test fine_tune writes_e2e_fixtures >/dev/null
 bash scripts/build-site.sh
 (cd tests/e2e && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; } && npm test)

@@ -17,8 +17,20 @@ pub enum WorkerInput {
     LoadPreparedDataset { manifest_url: String },
     /// Decode the official CIFAR-10 archive; the `File` travels beside the message.
     LoadArchive { name: String },
-    /// Start training; weights to continue from may travel beside the message. `probe` is a
-    /// 32×32 RGBA image whose attention the worker reports as training goes.
+    /// Train and test on a person's own pictures from now on: planar 32×32 images labelled by
+    /// index into `class_names`, split per class with `held_out` of each kept to test on.
+    LoadCollection {
+        class_names: Vec<String>,
+        held_out: f64,
+        seed: u64,
+        #[serde(with = "serde_bytes")]
+        labels: Vec<u8>,
+        #[serde(with = "serde_bytes")]
+        pixels: Vec<u8>,
+    },
+    /// Start training; weights to continue from may travel beside the message (when their
+    /// classes are not the dataset's, they are fine-tuned with a new head). `probe` is a 32×32
+    /// RGBA image whose attention the worker reports as training goes.
     Train {
         recipe: TrainingRecipe,
         compute: ComputePath,
@@ -57,6 +69,8 @@ pub enum DatasetSource {
     Network,
     Cache,
     Archive,
+    /// The person's own pictures.
+    Collection,
 }
 
 /// A training image to show: planar RGB bytes, `[3, 32, 32]`.
@@ -99,6 +113,8 @@ pub enum WorkerOutput {
         /// Every test image's class, for the confusion matrix.
         #[serde(with = "serde_bytes")]
         test_labels: Vec<u8>,
+        /// Label `i` is `class_names[i]`.
+        class_names: Vec<String>,
     },
     DatasetFailed { message: String },
     /// `history` is the run's so far: empty for a new run, the checkpoint's for a resumed one.

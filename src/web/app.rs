@@ -15,7 +15,9 @@ use super::dom::{set_hidden, set_text};
 use crate::compute::ComputePath;
 use crate::inference::{AttentionView, Explanation};
 use crate::model::{VisionTransformer, VitConfig};
-use crate::protocol::{PreviewImage, WorkerInput, WorkerOutput};
+use crate::data::classes::CLASS_NAMES;
+use crate::data::image_folder::PictureCollection;
+use crate::protocol::{DatasetSource, PreviewImage, WorkerInput, WorkerOutput};
 use crate::runs::Run;
 use crate::viz::captures::{CaptureLog, Probe};
 use crate::training::MetricsHistory;
@@ -69,8 +71,13 @@ pub struct App {
     /// The training images/s measured here on the path the page runs on, when it was measured
     /// (what the time-budget recipe fits its epochs to).
     pub measured_speed: Option<f64>,
-    /// Training and test images of the loaded dataset.
+    /// Training and test images of the loaded dataset, where it came from, and its classes
+    /// (CIFAR-10's, or the person's own).
     pub dataset_images: Option<(usize, usize)>,
+    pub dataset_source: Option<DatasetSource>,
+    pub dataset_classes: Vec<String>,
+    /// The person's own pictures, as imported (kept in browser storage).
+    pub collection: PictureCollection,
     /// Every training run in this browser, in the order they started; the one in progress; the
     /// ones drawn over the charts.
     pub runs: Vec<Run>,
@@ -83,6 +90,21 @@ pub struct App {
 }
 
 pub type SharedApp = Rc<RefCell<App>>;
+
+impl App {
+    /// The current model's class names: its weight file's, or CIFAR-10's for fresh weights.
+    pub fn model_class_names(&self) -> Vec<String> {
+        match &self.weights_info {
+            Some(info) => info.class_names.clone(),
+            None => CLASS_NAMES.iter().map(|name| name.to_string()).collect(),
+        }
+    }
+
+    /// Whether the model's classes are the loaded dataset's, so it can be tested on it.
+    pub fn model_fits_dataset(&self) -> bool {
+        self.model_class_names() == self.dataset_classes
+    }
+}
 
 /// What a view changed in [`App`], for the views that show what depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +160,14 @@ impl Picture {
         let square = resize_square(rgba, 32, side).expect("a 32×32 image resamples");
         Self { name, square, side, input: rgba.to_vec() }
     }
+}
+
+/// The pretrained weights, shipped beside the page; see weights/README.md for how they were made.
+pub const PRETRAINED: &str = "weights/vit-tiny.safetensors";
+
+/// The prepared dataset's manifest; `?dataset=URL` points the page at another one.
+pub fn dataset_manifest_url() -> String {
+    super::dom::query_param("dataset").unwrap_or_else(|| "data/manifest.json".into())
 }
 
 /// Sends a message to the worker, with an optional transferable payload beside it.

@@ -4,16 +4,18 @@
 //! The page (main thread): [`page`] starts it and wires the [`views`], one per card, which share
 //! [`app`]'s state. The worker: [`worker`] owns the dataset and training, with [`storage`] for
 //! downloads and the Cache API. Both use [`adapter`] (the WebGPU adapter and burn's device),
-//! [`dom`] and [`constructors`].
+//! [`dom`] and [`constructors`]; the page's pictures are decoded by [`pictures`].
 #![cfg(target_family = "wasm")]
 
 pub mod adapter;
 mod app;
+mod camera;
 pub(crate) mod constructors;
 mod dom;
 mod measure;
 mod overlay;
 mod page;
+mod pictures;
 mod plot;
 mod storage;
 mod views;

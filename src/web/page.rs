@@ -11,22 +11,25 @@ use wasm_bindgen::prelude::*;
 use web_sys::MessageEvent;
 
 use super::adapter::{adapter_summary, init_device, thread_support};
-use super::app::{App, Change, SharedApp, adopt_weights, send, show_error};
+use super::app::{App, Change, SharedApp, adopt_weights, dataset_manifest_url, send, show_error};
 use super::{dom, measure, workers};
-use super::views::{self, charts, compute, dataset, distance, explanation, model, photo, positions, probe, site, test_set, training, weights};
+use super::views::{
+    self, charts, collection, compute, dataset, distance, explanation, model, photo, positions, probe, site, test_set, training, weights,
+};
 use crate::compute::{
     ComputePath, PathRequest, SpeedBound, choose_path, measurement_key, parse_threads, plan_threads, stall_limit_seconds, stalled_worker_message,
 };
 use crate::inference::AttentionView;
 use crate::model::Preset;
-use crate::protocol::{WorkerInput, WorkerOutput};
+use crate::protocol::{DatasetSource, WorkerInput, WorkerOutput};
 use crate::runs;
 use crate::viz::captures::Probe;
-use crate::training::MetricsHistory;
+use crate::training::{MetricsHistory, NamedRecipe, Trainable, TrainingRecipe};
 
 const SAMPLE_IMAGE: &str = "samples/kitten.webp";
-/// The prepared dataset's manifest; `?dataset=URL` points the page at another one.
-const DATASET_MANIFEST: &str = "data/manifest.json";
+/// What the recipe form says when it proposes fine-tuning on a person's pictures.
+const FINE_TUNE_ABOUT: &str = "Fine-tuning on your pictures: the head alone (a linear probe, fast) at 3e-3, batch 16, 15 epochs. \
+     For the whole model choose “the whole model” below and a learning rate near 1e-4, so it keeps what CIFAR-10 taught it.";
 
 pub async fn run() {
     site::start().await;
@@ -105,6 +108,9 @@ async fn start_up() -> Result<(), String> {
         steps_per_epoch: 0,
         measured_speed,
         dataset_images: None,
+        dataset_source: None,
+        dataset_classes: Vec::new(),
+        collection: Default::default(),
         on_change,
     }));
     model::show(&app);
@@ -121,7 +127,9 @@ async fn start_up() -> Result<(), String> {
     photo::wire(&app);
     test_set::wire(&app);
     probe::wire(&app);
+    collection::wire(&app);
     wasm_bindgen_futures::spawn_local(views::runs::load(app.clone()));
+    wasm_bindgen_futures::spawn_local(collection::load(app.clone()));
     let early = app.borrow_mut().early_messages.take().unwrap_or_default();
     for (output, bytes) in early {
         on_worker_output(&app, output, bytes);
@@ -278,19 +286,27 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
             app.borrow_mut().worker_ready = true;
             compute::show_worker_threads(app.borrow().compute, threads, note.as_deref());
             dataset::loading_started();
-            let manifest_url = dom::query_param("dataset").unwrap_or_else(|| DATASET_MANIFEST.into());
-            send(app, &WorkerInput::LoadPreparedDataset { manifest_url }, None);
+            send(app, &WorkerInput::LoadPreparedDataset { manifest_url: dataset_manifest_url() }, None);
         }
         WorkerOutput::DatasetProgress { stage, done, total } => dataset::show_progress(stage, done, total),
-        WorkerOutput::DatasetReady { source, train_images, test_images, seconds, warning, preview, test_preview, test_labels } => {
+        WorkerOutput::DatasetReady { source, train_images, test_images, seconds, warning, preview, test_preview, test_labels, class_names } => {
+            let was_own = app.borrow().dataset_source == Some(DatasetSource::Collection);
             {
                 let mut app = app.borrow_mut();
                 app.dataset_ready = true;
                 app.dataset_images = Some((train_images, test_images));
+                app.dataset_source = Some(source);
                 app.test_preview = test_preview;
                 app.test_labels = test_labels;
+                app.dataset_classes = class_names.clone();
             }
-            dataset::show_ready(source, train_images, test_images, seconds, warning.as_deref(), &preview);
+            dataset::show_ready(source, train_images, test_images, seconds, warning.as_deref(), &preview, &class_names);
+            collection::dataset_changed(app, source);
+            match source {
+                DatasetSource::Collection => training::use_recipe(&TrainingRecipe::fine_tune(Trainable::Head), FINE_TUNE_ABOUT),
+                _ if was_own => training::use_named(app, NamedRecipe::Reference),
+                _ => {}
+            }
             training::dataset_changed(app);
             training::refresh_buttons(app);
             test_set::request_evaluation(app);

@@ -16,7 +16,9 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 use super::adapter::init_device;
 use super::storage;
 use crate::compute::{ComputePath, device_loss_message};
-use crate::data::ImageSet;
+use crate::data::classes::CLASS_NAMES;
+use crate::data::image_folder::{PictureCollection, split_held_out};
+use crate::data::{IMAGE_BYTES, ImageSet};
 use crate::data::asset::decode_asset_with_progress;
 use crate::data::cifar::decode_archive_from_reader;
 use crate::data::decoded::{decode_decoded, encode_decoded};
@@ -24,8 +26,9 @@ use crate::data::manifest::{DatasetManifest, sha256_hex};
 use crate::data::subset::SubsetRule;
 use crate::inference::explain;
 use crate::protocol::{CheckpointSummary, DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
-use crate::training::{Checkpoint, TrainingError, TrainingRecipe, TrainingSession, evaluate, fixed_batch, fixed_trainer};
-use crate::weights::from_safetensors;
+use crate::model::VitConfig;
+use crate::training::{Checkpoint, Trainable, TrainingError, TrainingRecipe, TrainingSession, evaluate, fixed_batch, fixed_trainer};
+use crate::weights::{from_safetensors, inspect_safetensors};
 
 /// The checkpoint's file in the origin-private file system (`storage::write_file`).
 const CHECKPOINT_FILE: &str = "training-checkpoint.vitckpt";
@@ -65,6 +68,10 @@ const PROBE_EVERY: usize = 10;
 struct State {
     /// Training and test images, shared with each run rather than copied (92 MB).
     dataset: Option<(Arc<ImageSet>, Arc<ImageSet>)>,
+    /// The dataset's class names: CIFAR-10's, or the person's.
+    class_names: Vec<String>,
+    /// What a fine-tuning run's weight files say it trained on.
+    data_json: String,
     loading: bool,
     training: bool,
     evaluating: bool,
@@ -143,19 +150,22 @@ pub fn worker_start(note: Option<String>) {
 fn handle(input: WorkerInput, data: &JsValue) {
     let (busy, may_train) = STATE.with(|state| {
         let state = state.borrow();
-        // A run asked for while the loaded weights are being evaluated waits for that to end (on
-        // WebGPU over a software adapter it takes minutes) rather than being refused.
+        // A run or a dataset asked for while the loaded weights are being evaluated waits for that
+        // to end (on WebGPU over a software adapter it takes minutes) rather than being refused.
         (state.loading || state.training || state.evaluating, !state.loading && !state.training)
     });
     match input {
-        WorkerInput::LoadPreparedDataset { manifest_url } if !busy => spawn_local(load_dataset(async move {
+        WorkerInput::LoadPreparedDataset { manifest_url } if may_train => spawn_local(load_dataset(async move {
             load_prepared(&manifest_url).await
         })),
-        WorkerInput::LoadArchive { name } if !busy => {
+        WorkerInput::LoadArchive { name } if may_train => {
             let file: web_sys::Blob = Reflect::get(data, &"file".into()).map(JsCast::unchecked_into).expect("LoadArchive carries a file");
             spawn_local(load_dataset(async move { load_archive(file, name).await }));
         }
-        WorkerInput::LoadPreparedDataset { .. } | WorkerInput::LoadArchive { .. } => post(
+        WorkerInput::LoadCollection { class_names, held_out, seed, labels, pixels } if may_train => {
+            spawn_local(load_dataset(async move { load_collection(class_names, held_out, seed, labels, pixels) }));
+        }
+        WorkerInput::LoadPreparedDataset { .. } | WorkerInput::LoadArchive { .. } | WorkerInput::LoadCollection { .. } => post(
             &WorkerOutput::DatasetFailed { message: "wait until the current load or training run ends".into() },
             None,
         ),
@@ -218,7 +228,10 @@ async fn evaluate_weights(weights: Vec<u8>, compute: ComputePath) {
     let result = async {
         let dataset = STATE.with(|state| state.borrow().dataset.clone()).ok_or("load the dataset first")?;
         let device = device_for(compute).await?;
-        let (model, _) = from_safetensors(&weights, &device).map_err(|error| error.to_string())?;
+        let (model, info) = from_safetensors(&weights, &device).map_err(|error| error.to_string())?;
+        if info.class_names != STATE.with(|state| state.borrow().class_names.clone()) {
+            return Err("these weights are for other classes than the loaded pictures".to_string());
+        }
         evaluate(&model, &dataset.1).await.map_err(|error| match note_device_loss(error) {
             TrainingError::DeviceLost(cause) => format!("the GPU device was lost ({cause})"),
             other => other.to_string(),
@@ -234,34 +247,44 @@ async fn evaluate_weights(weights: Vec<u8>, compute: ComputePath) {
 
 /// Runs a loader, keeps the dataset it returns and tells the page. A failure leaves the
 /// previous dataset in place.
-async fn load_dataset(loader: impl std::future::Future<Output = Result<(ImageSet, ImageSet, DatasetSource, Option<String>), String>>) {
+async fn load_dataset(loader: impl std::future::Future<Output = Result<Loaded, String>>) {
     STATE.with(|state| state.borrow_mut().loading = true);
+    // The test set being evaluated is the one about to be replaced: wait for that to end.
+    while STATE.with(|state| state.borrow().evaluating) {
+        yield_to_events(50).await;
+    }
     let started = now_seconds();
     let result = loader.await;
     STATE.with(|state| state.borrow_mut().loading = false);
     match result {
-        Ok((train, test, source, warning)) => {
+        Ok(Loaded { train, test, source, warning, class_names, data_json }) => {
             let output = WorkerOutput::DatasetReady {
                 source,
                 train_images: train.len(),
                 test_images: test.len(),
                 seconds: now_seconds() - started,
                 warning,
-                preview: preview(&train),
+                preview: preview(&train, class_names.len()),
                 test_preview: (0..TEST_PREVIEW.min(test.len()))
                     .map(|index| PreviewImage { label: test.label(index), pixels: test.image(index).to_vec() })
                     .collect(),
                 test_labels: (0..test.len()).map(|index| test.label(index)).collect(),
+                class_names: class_names.clone(),
             };
-            STATE.with(|state| state.borrow_mut().dataset = Some((Arc::new(train), Arc::new(test))));
+            STATE.with(|state| {
+                let mut state = state.borrow_mut();
+                state.dataset = Some((Arc::new(train), Arc::new(test)));
+                state.class_names = class_names;
+                state.data_json = data_json;
+            });
             post(&output, None);
         }
         Err(message) => post(&WorkerOutput::DatasetFailed { message }, None),
     }
 }
 
-fn preview(set: &ImageSet) -> Vec<PreviewImage> {
-    let mut taken = [0usize; 10];
+fn preview(set: &ImageSet, classes: usize) -> Vec<PreviewImage> {
+    let mut taken = vec![0usize; classes];
     let mut images = Vec::new();
     for index in 0..set.len() {
         let label = set.label(index);
@@ -278,9 +301,40 @@ fn progress(stage: LoadStage, done: u64, total: Option<u64>) {
     post(&WorkerOutput::DatasetProgress { stage, done, total }, None);
 }
 
+/// A dataset the worker can train on.
+struct Loaded {
+    train: ImageSet,
+    test: ImageSet,
+    source: DatasetSource,
+    /// A problem that did not stop the load.
+    warning: Option<String>,
+    class_names: Vec<String>,
+    /// What weight files trained on it say about it (empty for CIFAR-10, whose runs say nothing).
+    data_json: String,
+}
+
+impl Loaded {
+    fn cifar(train: ImageSet, test: ImageSet, source: DatasetSource, warning: Option<String>) -> Self {
+        let class_names = CLASS_NAMES.iter().map(|name| name.to_string()).collect();
+        Self { train, test, source, warning, class_names, data_json: String::new() }
+    }
+}
+
+/// A person's pictures, checked and split per class.
+fn load_collection(class_names: Vec<String>, held_out: f64, seed: u64, labels: Vec<u8>, pixels: Vec<u8>) -> Result<Loaded, String> {
+    if pixels.len() != labels.len() * IMAGE_BYTES || labels.iter().any(|&label| label as usize >= class_names.len()) {
+        return Err("the pictures sent to the worker are damaged".into());
+    }
+    let collection = PictureCollection { class_names, images: ImageSet { pixels, labels }, skipped: Vec::new() };
+    collection.check().map_err(|error| error.to_string())?;
+    let (train, test) = split_held_out(&collection.images, held_out, seed).map_err(|error| error.to_string())?;
+    let data_json = serde_json::json!({ "pictures": "your own", "held_out": held_out, "train": train.len(), "test": test.len() }).to_string();
+    Ok(Loaded { train, test, source: DatasetSource::Collection, warning: None, class_names: collection.class_names, data_json })
+}
+
 /// The prepared asset: from the cache when its hash matches the manifest, else downloaded,
 /// verified, decoded and cached.
-async fn load_prepared(manifest_url: &str) -> Result<(ImageSet, ImageSet, DatasetSource, Option<String>), String> {
+async fn load_prepared(manifest_url: &str) -> Result<Loaded, String> {
     let manifest_text = storage::fetch_text_uncached(manifest_url)
         .await
         .map_err(|problem| format!("the prepared dataset is not available ({problem}); drop CIFAR-10's archive on the page instead"))?;
@@ -291,7 +345,7 @@ async fn load_prepared(manifest_url: &str) -> Result<(ImageSet, ImageSet, Datase
     if let Some(bytes) = storage::cached(&cache_key).await {
         progress(LoadStage::Read, bytes.len() as u64, Some(bytes.len() as u64));
         if let Ok((train, test)) = decode_decoded(&bytes) {
-            return Ok((train, test, DatasetSource::Cache, None));
+            return Ok(Loaded::cifar(train, test, DatasetSource::Cache, None));
         }
     }
 
@@ -313,12 +367,12 @@ async fn load_prepared(manifest_url: &str) -> Result<(ImageSet, ImageSet, Datase
         .await
         .err()
         .map(|problem| format!("the dataset could not be kept for next time ({problem}); it will be downloaded again after a reload"));
-    Ok((train, test, DatasetSource::Network, warning))
+    Ok(Loaded::cifar(train, test, DatasetSource::Network, warning))
 }
 
 /// CIFAR-10's official archive, dropped on the page: the first 20,000 training records and the
 /// whole test set, as the prepared asset holds them.
-async fn load_archive(file: web_sys::Blob, name: String) -> Result<(ImageSet, ImageSet, DatasetSource, Option<String>), String> {
+async fn load_archive(file: web_sys::Blob, name: String) -> Result<Loaded, String> {
     let total = file.size() as u64;
     let bytes = storage::read_blob(&file, |done| progress(LoadStage::Read, done, Some(total)))
         .await
@@ -332,7 +386,7 @@ async fn load_archive(file: web_sys::Blob, name: String) -> Result<(ImageSet, Im
     })
     .map_err(|error| error.to_string())?;
     let train = SubsetRule::REFERENCE.apply(&dataset.train).map_err(|error| error.to_string())?;
-    Ok((train, dataset.test, DatasetSource::Archive, None))
+    Ok(Loaded::cifar(train, dataset.test, DatasetSource::Archive, None))
 }
 
 /// `file` relative to the folder of `manifest_url`.
@@ -420,24 +474,49 @@ async fn run_training(start: Start, compute: ComputePath) -> Result<bool, String
     let (train, test) = STATE
         .with(|state| state.borrow().dataset.clone())
         .ok_or("load the dataset before training")?;
+    let (class_names, data_json) = STATE.with(|state| {
+        let state = state.borrow();
+        (state.class_names.clone(), state.data_json.clone())
+    });
     let device = device_for(compute).await?.autodiff();
     let mut session = match start {
         Start::Fresh { recipe, weights } => {
             recipe.validate().map_err(|error| error.to_string())?;
-            let model = match weights {
+            let config = VitConfig { classes: class_names.len(), ..recipe.preset.config() };
+            let (model, base_json) = match weights {
                 Some(bytes) => {
                     let (model, info) = from_safetensors(&bytes, &device).map_err(|error| error.to_string())?;
-                    if info.config != recipe.preset.config() {
-                        return Err("the weights to continue from are of another preset than the recipe".into());
+                    if (VitConfig { classes: config.classes, ..info.config.clone() }) != config {
+                        return Err("the weights to start from are of another preset than the recipe".into());
                     }
-                    model
+                    if info.class_names == class_names {
+                        (model, info.base_json)
+                    } else {
+                        // Other classes: fine-tune them, with a new head for these.
+                        let base = serde_json::json!({ "sha256": sha256_hex(&bytes), "class_names": info.class_names, "epoch": info.epoch });
+                        (model.with_new_head(class_names.len()), base.to_string())
+                    }
                 }
-                None => recipe.preset.config().init(&device),
+                None if recipe.trainable == Trainable::Head => {
+                    return Err("training the head alone needs a trained model to start from".into());
+                }
+                None => (config.init(&device), String::new()),
             };
-            TrainingSession::new(recipe, model, train, test, &device).map_err(|error| error.to_string())?
+            TrainingSession::new(recipe, model, train, test, &device)
+                .map_err(|error| error.to_string())?
+                .with_class_names(class_names)
+                .with_data_description(data_json)
+                .with_base_description(base_json)
         }
         Start::FromCheckpoint => {
             let checkpoint = stored_checkpoint().await?.ok_or("there is no checkpoint to resume")?;
+            let info = inspect_safetensors(&checkpoint.weights).map_err(|error| error.to_string())?;
+            if info.class_names != class_names {
+                return Err(format!(
+                    "the saved run learned other classes ({}) than the loaded pictures': load those pictures first",
+                    info.class_names.join(", ")
+                ));
+            }
             TrainingSession::resume(&checkpoint, train, test, &device).map_err(|error| error.to_string())?
         }
     }
@@ -476,7 +555,8 @@ async fn run_training(start: Start, compute: ComputePath) -> Result<bool, String
             if report.step == 1 || report.step % PROBE_EVERY == 0 {
                 let model = session.model().valid();
                 let probe = STATE.with(|state| state.borrow().probe.clone());
-                let explanation = explain(&model, &recipe.preset.config(), &probe, &model.class_token.val().device()).await?;
+                let config = VitConfig { classes: model.classes(), ..recipe.preset.config() };
+                let explanation = explain(&model, &config, &probe, &model.class_token.val().device()).await?;
                 post(&WorkerOutput::Probe { step: report.step, epoch: report.epoch, explanation }, None);
             }
             let elapsed = train_seconds + (now_seconds() - epoch_started - paused_seconds);

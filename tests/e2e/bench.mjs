@@ -11,7 +11,12 @@
 // BENCH_THREADS (1,all) lists the CPU path's thread counts ("all": as many as the page plans),
 // BENCH_BATCHES (64,256) its batch sizes;
 // BENCH_DATASET (data/curve/manifest.json, 2,000 training images, where present) is what trains.
-import { mkdtemp, rm } from "node:fs/promises";
+// BENCH_SECTIONS also takes "collection": BENCH_PHOTOS (2000) photographs of BENCH_MEGAPIXELS (12)
+// imported as a folder of four classes (the time, and the page's memory before and after, by
+// performance.measureUserAgentSpecificMemory), then fine-tuned head-only and whole-model for
+// BENCH_EPOCHS (2) epochs each on that folder and on one of 200 (seconds per epoch, wall clock).
+// The photographs are BENCH_DISTINCT (16) JPEGs the page draws, hard-linked into place.
+import { link, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
@@ -169,6 +174,90 @@ try {
       steps: await page.locator("#step-text").textContent(), epochs,
       accuracy_at_end: epochs.at(-1)?.test_accuracy ?? null, minutes_to_50: reached(50), minutes_to_55: reached(55) });
     await page.click("#train-stop").catch(() => {});
+    await page.close();
+  }
+
+  // 5. A person's own pictures: importing a folder of phone-sized photographs, then fine-tuning.
+  if (sections.includes("collection")) {
+    const photos = Number(process.env.BENCH_PHOTOS ?? 2000);
+    const megapixels = Number(process.env.BENCH_MEGAPIXELS ?? 12);
+    const distinct = Number(process.env.BENCH_DISTINCT ?? 16);
+    const epochs = Number(process.env.BENCH_EPOCHS ?? 2);
+    const page = await browser.newPage();
+    await page.goto(`${server.url}?compute=cpu&dataset=${TRAIN_DATASET}`);
+    await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
+    const width = Math.round(Math.sqrt(megapixels * 1e6 * 4 / 3)), height = Math.round(width * 3 / 4);
+    const jpegs = await page.evaluate(async ({ distinct, width, height }) => {
+      const canvas = new OffscreenCanvas(width, height);
+      const context = canvas.getContext("2d");
+      const out = [];
+      for (let index = 0; index < distinct; index++) {
+        const gradient = context.createLinearGradient(0, 0, width, height);
+        gradient.addColorStop(0, `hsl(${index * 360 / distinct}, 70%, 50%)`);
+        gradient.addColorStop(1, `hsl(${index * 97 % 360}, 60%, 30%)`);
+        context.fillStyle = gradient;
+        context.fillRect(0, 0, width, height);
+        for (let spot = 0; spot < 400; spot++) {
+          context.fillStyle = `hsla(${(spot * 37 + index * 11) % 360}, 80%, 60%, 0.5)`;
+          context.beginPath();
+          context.arc((spot * 7919) % width, (spot * 104729) % height, 20 + spot % 90, 0, 2 * Math.PI);
+          context.fill();
+        }
+        const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: 0.9 });
+        const bytes = new Uint8Array(await blob.arrayBuffer());
+        let text = "";
+        for (let at = 0; at < bytes.length; at += 0x8000) text += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+        out.push(btoa(text));
+      }
+      return out;
+    }, { distinct, width, height });
+    const root = await mkdtemp(join(tmpdir(), "vit-photos-"));
+    const folder = async (name, count) => {
+      const sources = join(root, "sources");
+      await mkdir(sources, { recursive: true });
+      for (const [index, jpeg] of jpegs.entries()) await writeFile(join(sources, `${index}.jpg`), Buffer.from(jpeg, "base64"));
+      for (let index = 0; index < count; index++) {
+        const classFolder = join(root, name, `class-${index % 4}`);
+        await mkdir(classFolder, { recursive: true });
+        await link(join(sources, `${index % distinct}.jpg`), join(classFolder, `${index}.jpg`));
+      }
+      return join(root, name);
+    };
+    const memory = async () => {
+      const measured = await page.evaluate(async () => (await performance.measureUserAgentSpecificMemory()).bytes).catch(() => null);
+      return measured;
+    };
+    const photoBytes = jpegs.reduce((sum, jpeg) => sum + Buffer.from(jpeg, "base64").length, 0) / jpegs.length;
+    for (const count of [photos, 200]) {
+      const path = await folder(`photos-${count}`, count);
+      const before = await memory();
+      const started = Date.now();
+      await page.setInputFiles("#collection-folder", path);
+      await page.waitForFunction((count) => document.querySelector("#collection-status").textContent.startsWith(`Imported ${count.toLocaleString("en")}`)
+        || document.querySelector("#collection-status").textContent.startsWith(`Imported ${count}`), count, { timeout: 3_600_000, polling: 500 });
+      const seconds = (Date.now() - started) / 1000;
+      print({ bench: "browser_import_photos", photos: count, megapixels: width * height / 1e6, jpeg_bytes_each: Math.round(photoBytes),
+        seconds, photos_per_second: count / seconds, memory_before: before, memory_after: await memory() });
+      await page.click("#collection-use");
+      await page.waitForSelector("#data-status[data-source=collection]", { timeout: 600_000 });
+      for (const trainable of ["head", "whole"]) {
+        await page.selectOption("#recipe-form [name=train]", trainable);
+        await page.fill("#recipe-form [name=epochs]", String(epochs));
+        const times = [];
+        let last = Date.now();
+        await page.click("#train-start");
+        while (times.length < epochs) {
+          await page.waitForFunction((done) => document.querySelectorAll("#epoch-table tbody tr").length > done, times.length, { timeout: 3_600_000, polling: 200 });
+          times.push((Date.now() - last) / 1000);
+          last = Date.now();
+        }
+        await page.waitForSelector("#train-status:has-text('finished')", { timeout: 600_000 });
+        print({ bench: "browser_fine_tune", pictures: count, trainable, epochs, seconds_per_epoch: times,
+          train_pictures: Number(/(\d[\d,]*) to train on/.exec(await page.locator("#data-status").textContent())?.[1].replace(/,/g, "")),
+          threads: Number(await page.locator("#compute-threads").getAttribute("data-threads")) });
+      }
+    }
+    await rm(root, { recursive: true, force: true });
     await page.close();
   }
 } finally {

@@ -4,7 +4,6 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{DragEvent, HtmlCanvasElement, HtmlElement, HtmlInputElement, ImageData};
 
-use crate::data::classes::CLASS_NAMES;
 use crate::data::preprocess::planar_to_rgba;
 use crate::display::{bytes, duration, group_thousands};
 use crate::protocol::{DatasetSource, LoadStage, PreviewImage, WorkerInput};
@@ -49,19 +48,37 @@ pub fn show_progress(stage: LoadStage, done: u64, total: Option<u64>) {
     set_text("data-status", &text);
 }
 
-pub fn show_ready(source: DatasetSource, train: usize, test: usize, seconds: f64, warning: Option<&str>, preview: &[PreviewImage]) {
+pub fn show_ready(
+    source: DatasetSource,
+    train: usize,
+    test: usize,
+    seconds: f64,
+    warning: Option<&str>,
+    preview: &[PreviewImage],
+    class_names: &[String],
+) {
     set_hidden("data-progress", true);
-    let from = match source {
-        DatasetSource::Network => "downloaded and decoded",
-        DatasetSource::Cache => "loaded from browser storage",
-        DatasetSource::Archive => "decoded from your archive",
+    let status = match source {
+        DatasetSource::Collection => format!(
+            "Ready: your own pictures, {} classes: {} to train on and {} held out to test on.",
+            class_names.len(),
+            group_thousands(train),
+            group_thousands(test)
+        ),
+        _ => {
+            let from = match source {
+                DatasetSource::Network => "downloaded and decoded",
+                DatasetSource::Cache => "loaded from browser storage",
+                _ => "decoded from your archive",
+            };
+            format!(
+                "Ready: {} training and {} test images, {from} in {}.",
+                group_thousands(train),
+                group_thousands(test),
+                duration(seconds)
+            )
+        }
     };
-    let status = format!(
-        "Ready: {} training and {} test images, {from} in {}.",
-        group_thousands(train),
-        group_thousands(test),
-        duration(seconds)
-    );
     set_text("data-status", &status);
     let status_element: HtmlElement = element("data-status");
     let _ = status_element.set_attribute("data-source", source_name(source));
@@ -74,7 +91,7 @@ pub fn show_ready(source: DatasetSource, train: usize, test: usize, seconds: f64
         }
         None => set_hidden("data-warning", true),
     }
-    draw_preview(preview);
+    draw_preview(preview, class_names);
 }
 
 fn source_name(source: DatasetSource) -> &'static str {
@@ -82,6 +99,7 @@ fn source_name(source: DatasetSource) -> &'static str {
         DatasetSource::Network => "network",
         DatasetSource::Cache => "cache",
         DatasetSource::Archive => "archive",
+        DatasetSource::Collection => "collection",
     }
 }
 
@@ -98,12 +116,13 @@ pub fn show_failed(message: &str) {
 }
 
 /// One column per class, its name above, `PREVIEW_PER_CLASS` images below.
-fn draw_preview(preview: &[PreviewImage]) {
+fn draw_preview(preview: &[PreviewImage], class_names: &[String]) {
     let canvas: HtmlCanvasElement = element("preview-canvas");
     let cell = 32 * PREVIEW_SCALE + 4;
-    let rows = (0..10u8).map(|label| preview.iter().filter(|image| image.label == label).count()).max().unwrap_or(0) as u32;
+    let classes = class_names.len() as u32;
+    let rows = (0..classes).map(|label| preview.iter().filter(|image| image.label as u32 == label).count()).max().unwrap_or(0) as u32;
     let ratio = web_sys::window().map(|window| window.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
-    let (width, height) = (10 * cell, LABEL_HEIGHT + rows * cell);
+    let (width, height) = (classes.max(1) * cell, LABEL_HEIGHT + rows * cell);
     canvas.set_width((width as f64 * ratio) as u32);
     canvas.set_height((height as f64 * ratio) as u32);
     let style = canvas.unchecked_ref::<HtmlElement>().style();
@@ -122,12 +141,15 @@ fn draw_preview(preview: &[PreviewImage]) {
     scratch.set_width(32);
     scratch.set_height(32);
     let Some(scratch_context) = dom::context_2d(&scratch) else { return };
-    let mut row_of = [0u32; 10];
-    for (label, name) in CLASS_NAMES.iter().enumerate() {
-        let _ = context.fill_text(name, (label as u32 * cell) as f64, 11.0);
+    let mut row_of = vec![0u32; class_names.len()];
+    for (label, name) in class_names.iter().enumerate() {
+        let _ = context.fill_text_with_max_width(name, (label as u32 * cell) as f64, 11.0, (cell - 4) as f64);
     }
     for image in preview {
         let label = image.label as usize;
+        if label >= row_of.len() {
+            continue;
+        }
         let rgba = planar_to_rgba(&image.pixels);
         let Ok(data) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), 32, 32) else { continue };
         let _ = scratch_context.put_image_data(&data, 0.0, 0.0);

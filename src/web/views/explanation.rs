@@ -6,7 +6,6 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{Element, HtmlElement, HtmlSelectElement, MouseEvent};
 
-use crate::data::classes::CLASS_NAMES;
 use crate::inference::{AttentionView, Explanation, explain, ranked};
 use crate::viz::colormap::heatmap_rgba;
 use crate::web::app::{Picture, SharedApp, show_error};
@@ -29,7 +28,8 @@ pub fn explain_picture(app: &SharedApp) {
         match explain(&model, &config, &picture.input, &device).await {
             Ok(explanation) => {
                 let elapsed = dom::now_ms() - started;
-                show_probabilities(&explanation.probabilities);
+                let names = app.borrow().model_class_names();
+                show_probabilities(&explanation.probabilities, &names);
                 set_text("inference-time", &format!("Prediction and attention took {elapsed:.0} ms."));
                 let _ = element::<HtmlElement>("inference-time").set_attribute("data-ms", &format!("{elapsed:.2}"));
                 let view = app.borrow().view;
@@ -41,8 +41,9 @@ pub fn explain_picture(app: &SharedApp) {
     });
 }
 
-fn show_probabilities(probabilities: &[f32]) {
-    let rows: String = ranked(probabilities, &CLASS_NAMES)
+fn show_probabilities(probabilities: &[f32], names: &[String]) {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let rows: String = ranked(probabilities, &names)
         .iter()
         .take(TOP_CLASSES)
         .map(|class| {

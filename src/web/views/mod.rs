@@ -4,6 +4,7 @@
 //! [`super::app::changed`]; it never calls another view. `page.rs` wires them together.
 
 pub mod charts;
+pub mod collection;
 pub mod compute;
 pub mod dataset;
 pub mod distance;

@@ -3,31 +3,24 @@
 //! model's 32×32 input is then averaged from the 512-pixel centre square with the area filter.
 //! A picture that cannot be used leaves the current one, and everything else, as it was.
 
-use js_sys::{Function, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
-use web_sys::{ClipboardEvent, DragEvent, File, HtmlCanvasElement, HtmlElement, HtmlInputElement, ImageBitmap, MediaStream};
+use web_sys::{ClipboardEvent, DragEvent, File, HtmlCanvasElement, HtmlElement, HtmlInputElement, ImageBitmap};
 
 use crate::display::bytes;
 use crate::viz::resize::{center_square, resize_square};
 use crate::web::app::{Change, Picture, SharedApp, changed};
+use crate::web::camera;
 use crate::web::dom::{self, element, put_rgba, set_hidden, set_text};
-
-#[wasm_bindgen(module = "/www/photo.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = decodeCentreSquare, catch)]
-    async fn decode_centre_square(source: &JsValue, side: u32, preview_max: u32) -> Result<JsValue, JsValue>;
-}
+use crate::web::pictures::{MAX_FILE_BYTES, bitmap_pixels, decode_centre_square};
 
 /// Side of the centre square kept for display and overlays; a whole multiple of 32 so the
 /// model's input is an exact 16×16 average per pixel.
 pub const SQUARE_SIDE: usize = 512;
 /// Longer side of the whole-picture preview.
 const PREVIEW_MAX: u32 = 480;
-/// Larger files are refused before decoding: no photo needs more, and decoding one could
-/// exhaust the tab's memory.
-const MAX_FILE_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
 fn show_problem(message: &str) {
     set_text("photo-error", message);
@@ -46,25 +39,13 @@ async fn decode(source: &JsValue, name: &str) -> Result<Picture, String> {
     let (width, height) = (field("width").as_f64().unwrap_or(0.0) as u32, field("height").as_f64().unwrap_or(0.0) as u32);
     let square: ImageBitmap = field("square").unchecked_into();
     let preview: ImageBitmap = field("preview").unchecked_into();
-    let pixels = bitmap_pixels(&square);
+    let pixels = bitmap_pixels(&square, SQUARE_SIDE);
     square.close();
     let square_rgba = pixels?;
     let input = resize_square(&square_rgba, SQUARE_SIDE, 32).map_err(|error| error.to_string())?;
     draw_preview(&preview, width, height);
     preview.close();
     Ok(Picture { name: name.to_string(), square: square_rgba, side: SQUARE_SIDE, input })
-}
-
-/// The RGBA pixels of a `SQUARE_SIDE` bitmap, through a detached canvas.
-fn bitmap_pixels(bitmap: &ImageBitmap) -> Result<Vec<u8>, String> {
-    let canvas: HtmlCanvasElement = dom::document().create_element("canvas").map_err(|_| "no canvas")?.unchecked_into();
-    canvas.set_width(SQUARE_SIDE as u32);
-    canvas.set_height(SQUARE_SIDE as u32);
-    let context = dom::context_2d(&canvas).ok_or("this browser gives no 2D canvas")?;
-    context.draw_image_with_image_bitmap(bitmap, 0.0, 0.0).map_err(|_| "the picture could not be drawn")?;
-    let side = SQUARE_SIDE as f64;
-    let data = context.get_image_data(0.0, 0.0, side, side).map_err(|_| "the picture's pixels could not be read")?;
-    Ok(data.data().0)
 }
 
 /// The whole picture, with the part the model does not see dimmed and the square outlined.
@@ -195,9 +176,7 @@ fn camera_video() -> HtmlElement {
 }
 
 fn wire_camera(app: &SharedApp) {
-    let has_camera_api = web_sys::window()
-        .map(|window| Reflect::get(&window.navigator(), &"mediaDevices".into()).is_ok_and(|devices| !devices.is_undefined()))
-        .unwrap_or(false);
+    let has_camera_api = camera::available();
     set_hidden("camera-start", !has_camera_api);
     set_hidden("camera-missing", has_camera_api);
 
@@ -226,32 +205,7 @@ fn wire_camera(app: &SharedApp) {
 }
 
 async fn start_camera() -> Result<(), String> {
-    let devices = web_sys::window()
-        .ok_or("no window")?
-        .navigator()
-        .media_devices()
-        .map_err(|_| "this browser offers no camera access")?;
-    let constraints = web_sys::MediaStreamConstraints::new();
-    constraints.set_video(&JsValue::TRUE);
-    let request = devices.get_user_media_with_constraints(&constraints).map_err(|_| "this browser offers no camera access")?;
-    let stream: MediaStream = JsFuture::from(request)
-        .await
-        .map_err(|error| {
-            let name = dom::error_field(&error, "name");
-            match name.as_str() {
-                "NotAllowedError" => "the camera was not allowed; allow it in the browser's site settings to use it".to_string(),
-                "NotFoundError" | "OverconstrainedError" => "no camera was found on this device".to_string(),
-                _ => format!("the camera could not be started ({name})"),
-            }
-        })?
-        .unchecked_into();
-    let video = camera_video();
-    let _ = Reflect::set(&video, &"srcObject".into(), &stream); // web-sys would need HtmlMediaElement
-    if let Ok(play) = Reflect::get(&video, &"play".into()).and_then(|play| play.dyn_into::<Function>())
-        && let Ok(promise) = play.call0(&video)
-    {
-        let _ = JsFuture::from(js_sys::Promise::from(promise)).await;
-    }
+    camera::start(&camera_video()).await?;
     set_hidden("camera-video", false);
     set_hidden("camera-capture", false);
     set_hidden("camera-stop", false);
@@ -260,13 +214,7 @@ async fn start_camera() -> Result<(), String> {
 }
 
 fn stop_camera() {
-    let video = camera_video();
-    if let Ok(stream) = Reflect::get(&video, &"srcObject".into()).and_then(|stream| stream.dyn_into::<MediaStream>()) {
-        for track in stream.get_tracks().iter() {
-            track.unchecked_into::<web_sys::MediaStreamTrack>().stop();
-        }
-    }
-    let _ = Reflect::set(&video, &"srcObject".into(), &JsValue::NULL);
+    camera::stop(&camera_video());
     set_hidden("camera-video", true);
     set_hidden("camera-capture", true);
     set_hidden("camera-stop", true);

@@ -11,7 +11,6 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{HtmlButtonElement, HtmlElement, HtmlInputElement};
 
-use crate::data::classes::CLASS_NAMES;
 use crate::display::bytes;
 use crate::inference::{Explanation, ranked};
 use crate::protocol::WorkerInput;
@@ -112,7 +111,9 @@ fn draw(app: &SharedApp, index: usize) {
             draw_map(canvas.unchecked_ref(), &small, THUMBNAIL, map, capture.grid);
         }
     }
-    let best = &ranked(&capture.probabilities, &CLASS_NAMES)[0];
+    let names = app.model_class_names();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let best = &ranked(&capture.probabilities, &names)[0];
     set_text("probe-text", &format!("step {}: “{}” at {:.0}%", capture.step, best.name, 100.0 * best.probability));
     let canvas = element::<HtmlElement>("probe-canvas");
     let _ = canvas.set_attribute("data-step", &capture.step.to_string());

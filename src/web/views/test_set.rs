@@ -6,7 +6,6 @@ use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlCanvasElement, HtmlElement, MouseEvent};
 
-use crate::data::classes::CLASS_NAMES;
 use crate::data::preprocess::planar_to_rgba;
 use crate::display::group_thousands;
 use crate::protocol::{PreviewImage, WorkerInput};
@@ -24,6 +23,11 @@ pub fn request_evaluation(app: &SharedApp) {
             return;
         }
         let Some(weights) = app.weights.clone() else { return };
+        if !app.model_fits_dataset() {
+            let classes = app.model_class_names().join(", ");
+            set_text("evaluation-summary", &format!("The current model knows other classes ({classes}) than the loaded pictures: it is not tested on them."));
+            return;
+        }
         (weights, app.compute)
     };
     set_text("evaluation-summary", "Evaluating the current weights on the test set…");
@@ -34,7 +38,7 @@ pub fn request_evaluation(app: &SharedApp) {
 pub fn show_evaluation(app: &SharedApp, evaluation: &TestEvaluation, source: &str) {
     let app = app.borrow();
     if evaluation.predictions.len() == app.test_labels.len() {
-        show(evaluation, &app.test_labels, &app.test_preview, source);
+        show(evaluation, &app.test_labels, &app.test_preview, source, &app.dataset_classes);
     }
 }
 
@@ -44,8 +48,8 @@ pub fn show_failed(message: &str) {
 }
 
 /// Draws the grid, the per-class accuracy and the matrix for `evaluation`.
-fn show(evaluation: &TestEvaluation, labels: &[u8], grid: &[PreviewImage], source: &str) {
-    let matrix = ConfusionMatrix::new(labels, &evaluation.predictions, CLASS_NAMES.len());
+fn show(evaluation: &TestEvaluation, labels: &[u8], grid: &[PreviewImage], source: &str, names: &[String]) {
+    let matrix = ConfusionMatrix::new(labels, &evaluation.predictions, names.len());
     set_text(
         "evaluation-summary",
         &format!(
@@ -57,19 +61,20 @@ fn show(evaluation: &TestEvaluation, labels: &[u8], grid: &[PreviewImage], sourc
     );
     let summary = element::<HtmlElement>("evaluation-summary");
     let _ = summary.set_attribute("data-accuracy", &evaluation.accuracy.to_string());
-    show_grid(grid, &evaluation.predictions);
-    show_class_accuracy(&matrix);
-    draw_matrix(&matrix);
+    show_grid(grid, &evaluation.predictions, names);
+    show_class_accuracy(&matrix, names);
+    draw_matrix(&matrix, names);
 }
 
-fn show_grid(images: &[PreviewImage], predictions: &[u8]) {
+fn show_grid(images: &[PreviewImage], predictions: &[u8], names: &[String]) {
     let cells: String = images
         .iter()
         .zip(predictions)
         .enumerate()
         .map(|(index, (image, &predicted))| {
             let right = image.label == predicted;
-            let (truth, guess) = (CLASS_NAMES[image.label as usize], CLASS_NAMES.get(predicted as usize).copied().unwrap_or("?"));
+            let name = |label: u8| names.get(label as usize).map_or("?", String::as_str);
+            let (truth, guess) = (name(image.label), name(predicted));
             let caption = if right {
                 format!(r#"<span class="mark">✓</span> {}"#, escape(guess))
             } else {
@@ -91,13 +96,14 @@ fn show_grid(images: &[PreviewImage], predictions: &[u8]) {
     }
 }
 
-fn show_class_accuracy(matrix: &ConfusionMatrix) {
+fn show_class_accuracy(matrix: &ConfusionMatrix, names: &[String]) {
     let rows: String = matrix
         .per_class_accuracy()
         .iter()
-        .zip(CLASS_NAMES)
+        .zip(names)
         .map(|(&accuracy, name)| {
             let percent = if accuracy.is_finite() { 100.0 * accuracy } else { 0.0 };
+            let name = escape(name);
             format!(
                 r#"<li data-class="{name}"><span class="name">{name}</span><span class="bar"><span style="width:{percent:.1}%"></span></span><span class="value">{percent:.1}%</span></li>"#
             )
@@ -106,9 +112,9 @@ fn show_class_accuracy(matrix: &ConfusionMatrix) {
     element::<HtmlElement>("class-accuracy").set_inner_html(&rows);
 }
 
-/// The 10×10 matrix: rows are true classes, columns predictions, cells shaded by the share of
+/// The classes × classes matrix: rows are true classes, columns predictions, cells shaded by the share of
 /// the row and labelled with the count.
-fn draw_matrix(matrix: &ConfusionMatrix) {
+fn draw_matrix(matrix: &ConfusionMatrix, names: &[String]) {
     let canvas: HtmlCanvasElement = element("confusion-canvas");
     let Some((context, width, height)) = hidpi_context(&canvas) else { return };
     let classes = matrix.classes as f64;
@@ -134,7 +140,7 @@ fn draw_matrix(matrix: &ConfusionMatrix) {
         }
     }
     context.set_fill_style_str("#5b6677");
-    for (index, name) in CLASS_NAMES.iter().enumerate() {
+    for (index, name) in names.iter().enumerate() {
         let middle = index as f64 * cell + cell / 2.0;
         context.set_text_align("right");
         context.set_text_baseline("middle");
@@ -163,9 +169,14 @@ pub fn wire(app: &SharedApp) {
             return;
         };
         let Some(index) = figure.get_attribute("data-index").and_then(|index| index.parse::<usize>().ok()) else { return };
-        let image = click_app.borrow().test_preview.get(index).cloned();
+        let (image, class) = {
+            let app = click_app.borrow();
+            let image = app.test_preview.get(index).cloned();
+            let class = image.as_ref().and_then(|image| app.dataset_classes.get(image.label as usize).cloned()).unwrap_or_default();
+            (image, class)
+        };
         if let Some(image) = image {
-            let name = format!("test image {} ({})", index + 1, CLASS_NAMES[image.label as usize]);
+            let name = format!("test image {} ({class})", index + 1);
             click_app.borrow_mut().picture = Some(Picture::from_small(&planar_to_rgba(&image.pixels), name));
             changed(&click_app, Change::Picture);
             if let Some(card) = dom::by_id("photo-card") {

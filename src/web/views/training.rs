@@ -1,6 +1,6 @@
 //! The training card: the recipe form, start/pause/resume/stop, and the live figures.
 
-use js_sys::Reflect;
+use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{HtmlButtonElement, HtmlElement, HtmlProgressElement, HtmlSelectElement};
@@ -12,8 +12,8 @@ use crate::data::cifar::TEST_IMAGES;
 use crate::data::subset::SubsetRule;
 use crate::display::{bytes, duration, group_thousands, training_title};
 use crate::model::Preset;
-use crate::protocol::{CheckpointSummary, WorkerInput, WorkerOutput};
-use crate::training::{EpochMetrics, MetricsHistory, NamedRecipe, RecipeForm, StepPoint, TEN_MINUTES, epochs_within};
+use crate::protocol::{CheckpointSummary, DatasetSource, WorkerInput, WorkerOutput};
+use crate::training::{EpochMetrics, MetricsHistory, NamedRecipe, RecipeForm, StepPoint, TEN_MINUTES, TrainingRecipe, epochs_within};
 use crate::web::app::{Change, SharedApp, changed, send, show_error};
 use crate::web::dom::{self, element, set_hidden, set_text};
 
@@ -230,6 +230,22 @@ fn choose_recipe(app: &SharedApp, named: NamedRecipe) {
     set_text("recipe-about", &about);
 }
 
+/// Chooses `named` in the recipe menu, as if the person had.
+pub fn use_named(app: &SharedApp, named: NamedRecipe) {
+    element::<HtmlSelectElement>("recipe-named").set_value(named.key());
+    choose_recipe(app, named);
+    write_link();
+}
+
+/// Fills the form with `recipe` (keeping the person's seed) as a custom recipe, saying `about`:
+/// how the fine-tuning card proposes its recipe.
+pub fn use_recipe(recipe: &TrainingRecipe, about: &str) {
+    fill_form(&RecipeForm::of(recipe), false);
+    element::<HtmlSelectElement>("recipe-named").set_value(CUSTOM);
+    set_text("recipe-about", about);
+    write_link();
+}
+
 fn clear_epoch_table() {
     if let Some(body) = element::<HtmlElement>("epoch-table").query_selector("tbody").ok().flatten() {
         body.set_inner_html("");
@@ -291,16 +307,20 @@ fn start(app: &SharedApp) {
     };
     set_hidden("recipe-error", true);
     clear_epoch_table();
-    let (compute, probe) = {
+    let (compute, probe, base) = {
         let mut app = app.borrow_mut();
         app.training = true;
         app.planned_epochs = recipe.epochs;
         app.history = MetricsHistory::default();
-        (app.compute, app.probe.image.clone())
+        // On a person's own pictures the run fine-tunes the current model (the worker gives it a
+        // new head when its classes are not these); on CIFAR-10 it trains from scratch.
+        let base = (app.dataset_source == Some(DatasetSource::Collection)).then(|| app.weights.clone()).flatten();
+        (app.compute, app.probe.image.clone(), base)
     };
     set_text("train-status", "starting…");
     refresh_buttons(app);
-    send(app, &WorkerInput::Train { recipe, compute, probe }, None);
+    let base = base.map(|bytes| ("bytes", Uint8Array::from(bytes.as_slice()).into()));
+    send(app, &WorkerInput::Train { recipe, compute, probe }, base);
 }
 
 /// Enables exactly the buttons that make sense now.

@@ -8,14 +8,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
 use web_sys::HtmlInputElement;
 
+use crate::data::classes::CLASS_NAMES;
 use crate::training::MetricsHistory;
-use crate::web::app::{Change, SharedApp, adopt_weights, changed};
+use crate::web::app::{Change, PRETRAINED, SharedApp, adopt_weights, changed};
 use crate::web::dom::{self, element, set_hidden, set_text};
 use crate::web::storage;
 use crate::weights::{WeightFileInfo, preset_of, to_safetensors_async};
 
-/// Shipped beside the page; see weights/README.md for how it was made.
-pub const PRETRAINED: &str = "weights/vit-tiny.safetensors";
 
 /// A line about a weight file's origin: preset, epochs and its last recorded test accuracy.
 pub fn describe(info: &WeightFileInfo) -> String {
@@ -25,7 +24,11 @@ pub fn describe(info: &WeightFileInfo) -> String {
         .and_then(|history| history.epochs.last().map(|epoch| epoch.test_accuracy))
         .map(|accuracy| format!(", test accuracy {:.1}%", 100.0 * accuracy))
         .unwrap_or_default();
-    format!("{preset} preset, {} epochs{accuracy}", info.epoch)
+    let classes = match info.class_names.iter().map(String::as_str).eq(CLASS_NAMES) {
+        true => String::new(),
+        false => format!(", {} classes of your own ({})", info.class_names.len(), info.class_names.join(", ")),
+    };
+    format!("{preset} preset, {} epochs{accuracy}{classes}", info.epoch)
 }
 
 fn show_problem(message: &str) {
@@ -104,7 +107,10 @@ async fn download(app: &SharedApp) -> Result<(), String> {
 
 fn file_name(info: &WeightFileInfo) -> String {
     let preset = info.preset.map(|preset| preset.name()).unwrap_or("custom");
-    format!("vit-{preset}-epoch{}.safetensors", info.epoch)
+    match info.config.classes {
+        10 => format!("vit-{preset}-epoch{}.safetensors", info.epoch),
+        classes => format!("vit-{preset}-{classes}-classes-epoch{}.safetensors", info.epoch),
+    }
 }
 
 /// Loads the shipped pretrained weights, if the page has them.
