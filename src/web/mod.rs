@@ -12,6 +12,7 @@ mod app;
 mod camera;
 pub(crate) mod constructors;
 mod dom;
+mod in_turn;
 mod measure;
 mod overlay;
 mod page;

@@ -14,7 +14,8 @@ use wasm_bindgen_futures::{JsFuture, spawn_local};
 use web_sys::{DragEvent, Element, File, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, MouseEvent};
 
 use crate::data::image_folder::{
-    DEFAULT_HELD_OUT, FolderLayout, MAX_CLASSES, Placement, PictureCollection, ZipFolder, decode_collection, encode_collection,
+    DEFAULT_HELD_OUT, FolderError, FolderLayout, MAX_CLASSES, Placement, PictureCollection, ZipFolder, decode_collection,
+    encode_collection,
 };
 use crate::data::preprocess::planar_to_rgba;
 use crate::display::{bytes, group_thousands};
@@ -22,6 +23,7 @@ use crate::protocol::{DatasetSource, WorkerInput};
 use crate::web::app::{PRETRAINED, SharedApp, adopt_weights, send};
 use crate::web::camera;
 use crate::web::dom::{self, element, escape, put_rgba, set_hidden, set_text};
+use crate::web::in_turn::{WriteQueue, write_in_turn};
 use crate::web::pictures::picture_input;
 use crate::web::storage;
 
@@ -43,9 +45,7 @@ thread_local! {
     /// Whether the card's camera plays, and the class a held button records into.
     static CAMERA_ON: Cell<bool> = const { Cell::new(false) };
     static RECORDING: Cell<Option<usize>> = const { Cell::new(None) };
-    /// A save is being written, and another was asked for meanwhile.
-    static SAVING: Cell<bool> = const { Cell::new(false) };
-    static SAVE_AGAIN: Cell<bool> = const { Cell::new(false) };
+    static SAVES: WriteQueue = const { WriteQueue::new() };
 }
 
 fn show_problem(message: &str) {
@@ -69,38 +69,24 @@ pub async fn load(app: SharedApp) {
     }
 }
 
-/// Saves the collection, one write at a time, so an older state never lands after a newer one.
+/// Saves the collection, one write at a time.
 fn request_save(app: &SharedApp) {
-    if SAVING.get() {
-        SAVE_AGAIN.set(true);
-        return;
-    }
-    SAVING.set(true);
     let app = app.clone();
-    spawn_local(async move {
-        loop {
-            SAVE_AGAIN.set(false);
-            save(&app).await;
-            if !SAVE_AGAIN.get() {
-                break;
+    write_in_turn(&SAVES, move || {
+        let (bytes, empty) = {
+            let collection = &app.borrow().collection;
+            (encode_collection(collection), collection.class_names.is_empty())
+        };
+        async move {
+            let result = match empty {
+                true => storage::remove_file(COLLECTION_FILE).await,
+                false => storage::write_file(COLLECTION_FILE, &bytes).await,
+            };
+            if let Err(message) = result {
+                show_problem(&format!("Your pictures could not be kept in this browser's storage ({message}); they stay here until the page is closed."));
             }
         }
-        SAVING.set(false);
     });
-}
-
-async fn save(app: &SharedApp) {
-    let (bytes, empty) = {
-        let collection = &app.borrow().collection;
-        (encode_collection(collection), collection.class_names.is_empty())
-    };
-    let result = match empty {
-        true => storage::remove_file(COLLECTION_FILE).await,
-        false => storage::write_file(COLLECTION_FILE, &bytes).await,
-    };
-    if let Err(message) = result {
-        show_problem(&format!("Your pictures could not be kept in this browser's storage ({message}); they stay here until the page is closed."));
-    }
 }
 
 /// The card for a dataset that has just loaded: "back to CIFAR-10" while the person's pictures
@@ -225,6 +211,59 @@ fn importing(import: impl std::future::Future<Output = ()> + 'static) {
     });
 }
 
+/// Where an import's files come from: a picked folder's files, or a zip's.
+enum Files {
+    Folder(Vec<File>),
+    Zip(ZipFolder<JsBytes>),
+}
+
+impl Files {
+    /// File `index`'s 32×32 input, `None` when it is not a picture; an error refuses the import.
+    async fn picture(&mut self, index: usize) -> Result<Option<Vec<u8>>, FolderError> {
+        let blob: web_sys::Blob = match self {
+            Files::Folder(files) => files[index].clone().into(),
+            Files::Zip(zip) => {
+                let Some(bytes) = zip.read(index)? else { return Ok(None) };
+                let array = Uint8Array::from(bytes.as_slice());
+                drop(bytes);
+                match web_sys::Blob::new_with_u8_array_sequence(&Array::of1(&array)) {
+                    Ok(blob) => blob,
+                    Err(_) => return Ok(None),
+                }
+            }
+        };
+        Ok(picture_input(&blob).await.ok())
+    }
+}
+
+/// Reads every file of `paths` a class folder holds, one at a time, into a collection.
+async fn import_files(app: &SharedApp, paths: &[String], mut files: Files, source: &str) {
+    let layout = FolderLayout::of(paths);
+    let mut collection = PictureCollection::new(layout.class_names);
+    let total = layout.placements.iter().filter(|placement| matches!(placement, Placement::Class(_))).count();
+    let mut done = 0;
+    for (index, placement) in layout.placements.iter().enumerate() {
+        match *placement {
+            Placement::Class(class) => {
+                match files.picture(index).await {
+                    Ok(Some(rgba)) => collection.add(class, &rgba),
+                    Ok(None) => collection.skip(&paths[index]),
+                    Err(error) => {
+                        set_hidden("collection-progress", true);
+                        set_text("collection-status", "");
+                        return show_problem(&format!("{error}. Your pictures are as they were."));
+                    }
+                }
+                done += 1;
+                progress(done, total);
+            }
+            Placement::Loose => collection.skip(&paths[index]),
+            Placement::Ignored => {}
+        }
+    }
+    finish_import(app, collection, source);
+}
+
 /// A folder picked with the folder input: every file with its path inside the folder (the
 /// browser's `webkitRelativePath` starts with the picked folder's own name, which is not a class).
 async fn import_folder(app: SharedApp, files: Vec<File>) {
@@ -234,25 +273,7 @@ async fn import_folder(app: SharedApp, files: Vec<File>) {
         .collect();
     let root = relative.first().and_then(|path| path.split_once('/')).map_or("the folder", |(root, _)| root).to_string();
     let paths: Vec<String> = relative.iter().map(|path| path.split_once('/').map_or(path.as_str(), |(_, inside)| inside).to_string()).collect();
-    let layout = FolderLayout::of(&paths);
-    let mut collection = PictureCollection::new(layout.class_names);
-    let total = layout.placements.iter().filter(|placement| matches!(placement, Placement::Class(_))).count();
-    let mut done = 0;
-    for (index, placement) in layout.placements.iter().enumerate() {
-        match *placement {
-            Placement::Class(class) => {
-                match picture_input(&files[index]).await {
-                    Ok(rgba) => collection.add(class, &rgba),
-                    Err(_) => collection.skip(&paths[index]),
-                }
-                done += 1;
-                progress(done, total);
-            }
-            Placement::Loose => collection.skip(&paths[index]),
-            Placement::Ignored => {}
-        }
-    }
-    finish_import(&app, collection, &format!("the folder {root}"));
+    import_files(&app, &paths, Files::Folder(files), &format!("the folder {root}")).await;
 }
 
 /// A zip's bytes, left in JavaScript memory: the zip reader copies in only what it reads.
@@ -306,46 +327,13 @@ async fn import_zip(app: SharedApp, file: File) {
         Err(_) => return show_problem(&format!("{name} could not be read.")),
     };
     let reader = JsBytes { bytes: Uint8Array::new(&buffer), position: 0 };
-    let mut zip = match ZipFolder::open(reader, &name) {
-        Ok(zip) => zip,
-        Err(error) => return show_problem(&format!("{error}. Your pictures are as they were.")),
-    };
-    let paths = zip.paths.clone();
-    let layout = FolderLayout::of(&paths);
-    let mut collection = PictureCollection::new(layout.class_names);
-    let total = layout.placements.iter().filter(|placement| matches!(placement, Placement::Class(_))).count();
-    let mut done = 0;
-    for (index, placement) in layout.placements.iter().enumerate() {
-        match *placement {
-            Placement::Class(class) => {
-                let picture = match zip.read(index) {
-                    Ok(Some(bytes)) => {
-                        let array = Uint8Array::from(bytes.as_slice());
-                        drop(bytes);
-                        match web_sys::Blob::new_with_u8_array_sequence(&Array::of1(&array)) {
-                            Ok(blob) => picture_input(&blob).await.ok(),
-                            Err(_) => None,
-                        }
-                    }
-                    Ok(None) => None,
-                    Err(error) => {
-                        set_hidden("collection-progress", true);
-                        set_text("collection-status", "");
-                        return show_problem(&format!("{error}. Your pictures are as they were."));
-                    }
-                };
-                match picture {
-                    Some(rgba) => collection.add(class, &rgba),
-                    None => collection.skip(&paths[index]),
-                }
-                done += 1;
-                progress(done, total);
-            }
-            Placement::Loose => collection.skip(&paths[index]),
-            Placement::Ignored => {}
+    match ZipFolder::open(reader, &name) {
+        Ok(zip) => {
+            let paths = zip.paths.clone();
+            import_files(&app, &paths, Files::Zip(zip), &name).await;
         }
+        Err(error) => show_problem(&format!("{error}. Your pictures are as they were.")),
     }
-    finish_import(&app, collection, &name);
 }
 
 /// Pictures chosen or dropped for one class, added to it; files that are not pictures are

@@ -3,8 +3,6 @@
 //! lists them, labelled by what changed from the run before; a run can be overlaid on the charts,
 //! its weights loaded, its metrics downloaded as JSON, or deleted; the table downloads as CSV.
 
-use std::cell::Cell;
-
 use sha2::{Digest, Sha256};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
@@ -16,16 +14,14 @@ use crate::runs::{KEPT_RUNS, KEPT_WEIGHTS, Run, RunStatus, from_json, labels, ne
 use crate::training::StepPoint;
 use crate::web::app::{Change, SharedApp, adopt_weights, changed};
 use crate::web::dom::{self, element, escape, set_hidden, set_text};
+use crate::web::in_turn::{WriteQueue, write_in_turn};
 use crate::web::storage;
 
 /// The runs' file in the origin-private file system.
 const RUNS_FILE: &str = "runs.json";
 
 thread_local! {
-    /// A save is being written, and another was asked for meanwhile: saves run one at a time,
-    /// so an older state never lands after a newer one.
-    static SAVING: Cell<bool> = const { Cell::new(false) };
-    static SAVE_AGAIN: Cell<bool> = const { Cell::new(false) };
+    static SAVES: WriteQueue = const { WriteQueue::new() };
 }
 
 /// Reads the stored runs and shows them; wires the table's and the card's buttons. Runs recorded
@@ -156,29 +152,19 @@ fn keep_weights(app: &SharedApp, id: u64, bytes: Vec<u8>) {
 
 /// Writes the runs to browser storage, one write at a time.
 fn save(app: &SharedApp) {
-    if SAVING.get() {
-        SAVE_AGAIN.set(true);
-        return;
-    }
-    SAVING.set(true);
     let app = app.clone();
-    spawn_local(async move {
-        loop {
-            SAVE_AGAIN.set(false);
-            let text = {
-                let app = app.borrow();
-                let stored: Vec<Run> = app.runs.iter().map(Run::to_store).collect();
-                serde_json::to_string(&stored).expect("runs serialise")
-            };
+    write_in_turn(&SAVES, move || {
+        let text = {
+            let app = app.borrow();
+            let stored: Vec<Run> = app.runs.iter().map(Run::to_store).collect();
+            serde_json::to_string(&stored).expect("runs serialise")
+        };
+        async move {
             match storage::write_file(RUNS_FILE, text.as_bytes()).await {
                 Ok(()) => show_problem(""),
                 Err(message) => show_problem(&format!("The runs table was not saved: {message}")),
             }
-            if !SAVE_AGAIN.get() {
-                break;
-            }
         }
-        SAVING.set(false);
     });
 }
 
