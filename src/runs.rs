@@ -164,7 +164,7 @@ fn short(value: f64) -> String {
 }
 
 /// Each recipe value a person reads, by the name the table's labels use.
-fn values(recipe: &TrainingRecipe) -> [(&'static str, String); 10] {
+fn values(recipe: &TrainingRecipe) -> [(&'static str, String); 11] {
     let optimizer = &recipe.optimizer;
     [
         ("preset", recipe.preset.name().to_string()),
@@ -176,6 +176,7 @@ fn values(recipe: &TrainingRecipe) -> [(&'static str, String); 10] {
         // Through f32's own formatting: 0.1 stays "0.1", not 0.10000000149.
         ("smoothing", short(optimizer.label_smoothing.to_string().parse().expect("a float's text parses"))),
         ("augment", format!("{:?}", recipe.augment).to_lowercase()),
+        ("init", recipe.init.name().to_string()),
         ("seed", recipe.seed.to_string()),
         ("train", recipe.trainable.name().to_string()),
     ]
@@ -213,8 +214,8 @@ pub fn labels(runs: &[Run]) -> Vec<String> {
 pub fn to_csv(runs: &[Run]) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let header = [
-        "run", "started_ms", "label", "status", "preset", "epochs", "batch", "lr", "wd", "warmup", "smoothing", "augment", "seed",
-        "path", "device", "epochs_done", "test_accuracy", "seconds", "images_per_second", "weights_sha256",
+        "run", "started_ms", "label", "status", "preset", "epochs", "batch", "lr", "wd", "warmup", "smoothing", "augment", "init",
+        "seed", "path", "device", "epochs_done", "test_accuracy", "seconds", "images_per_second", "weights_sha256",
     ];
     writer.write_record(header).expect("writing to memory");
     for (run, label) in runs.iter().zip(labels(runs)) {
@@ -234,6 +235,7 @@ pub fn to_csv(runs: &[Run]) -> String {
                 optimizer.warmup_steps.to_string(),
                 optimizer.label_smoothing.to_string(),
                 format!("{:?}", recipe.augment).to_lowercase(),
+                recipe.init.name().to_string(),
                 recipe.seed.to_string(),
                 run.path(),
                 run.device.clone(),
@@ -345,7 +347,7 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 3);
         assert!(lines[0].starts_with("run,started_ms,label,status,preset,epochs,batch,lr"));
-        assert!(lines[1].contains(",failed,tiny,10,256,0.001,0.05,0,0,flip,0,"), "{}", lines[1]);
+        assert!(lines[1].contains(",failed,tiny,10,256,0.001,0.05,0,0,flip,default,0,"), "{}", lines[1]);
         assert!(lines[1].contains(r#""SwiftShader, ""Vulkan""""#), "quotes are doubled inside quotes: {}", lines[1]);
         assert!(lines[1].contains(",1,0.4567,0.0,100.0,"), "{}", lines[1]);
         assert!(lines[2].contains(",batch 256 → 64,running,"), "{}", lines[2]);

@@ -48,7 +48,7 @@ mod native {
     use vit_web::data::ImageSet;
     use vit_web::data::image_folder::{DEFAULT_HELD_OUT, read_image_folder, split_held_out};
     use vit_web::model::VisionTransformer;
-    use vit_web::training::{Trainable, TrainingRecipe, TrainingSession};
+    use vit_web::training::{Trainable, TrainingRecipe, TrainingSession, fresh_model};
     use vit_web::viz::confusion::ConfusionMatrix;
     use vit_web::weights::{from_safetensors, to_safetensors};
 
@@ -252,7 +252,7 @@ mod native {
             "test": format!("first {}", test.len()),
         });
         Ok(Start {
-            model: recipe.preset.config().init(device),
+            model: fresh_model(&recipe.preset.config(), recipe.init, recipe.seed, device),
             recipe,
             class_names: Vec::new(),
             data_json: data_json.to_string(),

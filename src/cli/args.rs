@@ -11,7 +11,7 @@ use crate::compute::NativeBackend;
 use crate::data::augment::AugmentRecipe;
 use crate::data::subset::SubsetRule;
 use crate::model::Preset;
-use crate::training::{NamedRecipe, Trainable, TrainingRecipe};
+use crate::training::{Initialisation, NamedRecipe, Trainable, TrainingRecipe};
 
 /// CIFAR-10's binary archive.
 #[derive(Debug, Clone, Args)]
@@ -59,6 +59,9 @@ pub struct RecipeArgs {
     /// Training-time augmentation [the recipe's]
     #[arg(long, value_enum)]
     pub augment: Option<AugmentRecipe>,
+    /// How a fresh model's weights start [the recipe's]
+    #[arg(long, value_enum)]
+    pub init: Option<Initialisation>,
     /// Seeds the weights, the subset, the order and the augmentation
     #[arg(long, default_value_t = TrainingRecipe::default().seed)]
     pub seed: u64,
@@ -83,6 +86,7 @@ impl RecipeArgs {
         recipe.epochs = self.epochs.unwrap_or(recipe.epochs);
         recipe.batch_size = batch_size.unwrap_or(recipe.batch_size);
         recipe.augment = self.augment.unwrap_or(recipe.augment);
+        recipe.init = self.init.unwrap_or(recipe.init);
         recipe.seed = self.seed;
         recipe.validate().map_err(|error| {
             let optimizer = &recipe.optimizer;
@@ -158,6 +162,25 @@ impl ValueEnum for Trainable {
         Some(match self {
             Trainable::Head => PossibleValue::new(self.name()).help("the new head alone, on the frozen model: a linear probe, fast"),
             Trainable::Whole => PossibleValue::new(self.name()).help("every weight, from the base model's"),
+        })
+    }
+}
+
+impl ValueEnum for Initialisation {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Initialisation::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            Initialisation::Default => PossibleValue::new(self.name()).help("burn's (PyTorch's distributions), the reference's"),
+            Initialisation::Mimetic => {
+                PossibleValue::new(self.name()).help("attention started as trained ViTs' looks (Trockman & Kolter, 2023)")
+            }
+            Initialisation::SineCosine => {
+                PossibleValue::new(self.name()).help("positions started as 2-D sines and cosines of row and column (MAE's)")
+            }
+            Initialisation::MimeticSineCosine => PossibleValue::new(self.name()).help("both of the above"),
         })
     }
 }

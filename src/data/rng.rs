@@ -59,6 +59,14 @@ impl Pcg32 {
         low + (high - low) * self.unit()
     }
 
+    /// A standard normal float (Box–Muller, from two uniforms; the second value is dropped,
+    /// so a draw always takes two numbers of the sequence).
+    pub fn normal(&mut self) -> f64 {
+        // 1 − unit is in (0, 1], so the logarithm stays finite.
+        let radius = (-2.0 * (1.0 - self.unit() as f64).ln()).sqrt();
+        radius * (std::f64::consts::TAU * self.unit() as f64).cos()
+    }
+
     /// `true` with probability `probability`.
     pub fn chance(&mut self, probability: f32) -> bool {
         self.unit() < probability
@@ -93,6 +101,17 @@ mod tests {
         }
         assert!(seen.iter().all(|&count| (800..1200).contains(&count)), "{seen:?}");
         assert!((0..1000).map(|_| rng.unit()).all(|value| (0.0..1.0).contains(&value)));
+    }
+
+    #[test]
+    fn normal_draws_have_mean_zero_and_variance_one() {
+        let mut rng = Pcg32::new(7, 3);
+        let draws: Vec<f64> = (0..40_000).map(|_| rng.normal()).collect();
+        let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+        let variance = draws.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / draws.len() as f64;
+        // Standard errors: 0.005 for the mean, about 0.007 for the variance.
+        assert!(mean.abs() < 0.02 && (variance - 1.0).abs() < 0.03, "mean {mean}, variance {variance}");
+        assert!(draws.iter().all(|x| x.is_finite()));
     }
 
     #[test]

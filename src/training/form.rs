@@ -2,6 +2,7 @@
 //! anything that is not a usable value (the page shows it instead of starting), and the same
 //! fields in a link's query (`?lr=3e-3&batch=128`), so that a link opens the page with a recipe.
 
+use super::init::Initialisation;
 use super::recipe::{RecipeError, Trainable, TrainingRecipe};
 use super::step::OptimizerRecipe;
 use crate::data::augment::AugmentRecipe;
@@ -20,6 +21,8 @@ pub struct RecipeForm {
     pub seed: String,
     /// What learns: `whole` or `head` ([`Trainable::name`]).
     pub trainable: String,
+    /// How the weights start: `default` or `mimetic` ([`Initialisation::name`]).
+    pub init: String,
 }
 
 /// The augmentation recipes as the form's menu spells them.
@@ -34,7 +37,7 @@ fn number<T: std::str::FromStr>(field: &'static str, text: &str, what: &str) -> 
 
 impl RecipeForm {
     /// The fields' names: the form's inputs and a link's query keys alike.
-    pub const FIELDS: [&str; 10] = ["preset", "epochs", "batch", "lr", "wd", "warmup", "smoothing", "augment", "seed", "train"];
+    pub const FIELDS: [&str; 11] = ["preset", "epochs", "batch", "lr", "wd", "warmup", "smoothing", "augment", "init", "seed", "train"];
 
     /// The fields that [`RecipeForm::parse`] reads back as `recipe`.
     pub fn of(recipe: &TrainingRecipe) -> Self {
@@ -50,6 +53,7 @@ impl RecipeForm {
             augment: format!("{:?}", recipe.augment),
             seed: recipe.seed.to_string(),
             trainable: recipe.trainable.name().into(),
+            init: recipe.init.name().into(),
         }
     }
 
@@ -66,6 +70,7 @@ impl RecipeForm {
             "augment" => &self.augment,
             "seed" => &self.seed,
             "train" => &self.trainable,
+            "init" => &self.init,
             _ => return None,
         })
     }
@@ -82,6 +87,7 @@ impl RecipeForm {
             "augment" => &mut self.augment,
             "seed" => &mut self.seed,
             "train" => &mut self.trainable,
+            "init" => &mut self.init,
             _ => return None,
         })
     }
@@ -146,6 +152,10 @@ impl RecipeForm {
                 "head" => Trainable::Head,
                 other => return Err(RecipeError { field: "train", problem: format!("'{other}' is neither 'whole' nor 'head'") }),
             },
+            init: Initialisation::from_name(&self.init).ok_or_else(|| RecipeError {
+                field: "initialisation",
+                problem: format!("'{}' is not 'default', 'mimetic', 'sincos' or 'mimetic-sincos'", self.init.trim()),
+            })?,
         };
         recipe.validate()?;
         Ok(recipe)
@@ -168,6 +178,7 @@ mod tests {
             augment: "Flip".into(),
             seed: "0".into(),
             trainable: "whole".into(),
+            init: "default".into(),
         }
     }
 
@@ -180,7 +191,7 @@ mod tests {
     fn every_named_recipe_survives_the_form() {
         assert_eq!(RecipeForm::of(&TrainingRecipe::default()), reference());
         for named in crate::training::NamedRecipe::ALL {
-            let recipe = TrainingRecipe { seed: 7, augment: AugmentRecipe::Crop, ..named.recipe() };
+            let recipe = TrainingRecipe { seed: 7, augment: AugmentRecipe::Crop, init: Initialisation::Mimetic, ..named.recipe() };
             assert_eq!(RecipeForm::of(&recipe).parse().unwrap(), recipe, "{named:?}");
         }
         for trainable in [Trainable::Head, Trainable::Whole] {
@@ -211,6 +222,7 @@ mod tests {
         assert_eq!(message(&[("augment", "wild")]), "augmentation: unknown recipe 'wild'");
         assert_eq!(message(&[("batch", "99999")]), "batch size: must be between 1 and 4096");
         assert_eq!(message(&[("train", "tail")]), "train: 'tail' is neither 'whole' nor 'head'");
+        assert_eq!(message(&[("init", "xavier")]), "initialisation: 'xavier' is not 'default', 'mimetic', 'sincos' or 'mimetic-sincos'");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 mod checkpoint;
 mod fixed;
 mod form;
+mod init;
 mod metrics;
 mod named;
 mod recipe;
@@ -13,6 +14,7 @@ mod step;
 pub use checkpoint::{Checkpoint, CheckpointError};
 pub use fixed::{fixed_batch, fixed_trainer};
 pub use form::RecipeForm;
+pub use init::{Initialisation, fresh_model};
 pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 pub use named::{EVALUATION_SPEEDUP, NamedRecipe, TEN_MINUTES, epochs_within};
 pub use recipe::{RecipeError, Trainable, TrainingRecipe};

@@ -1,5 +1,6 @@
 use serde::{Deserialize, Serialize};
 
+use super::init::Initialisation;
 use super::step::OptimizerRecipe;
 use crate::data::augment::AugmentRecipe;
 use crate::model::Preset;
@@ -17,6 +18,8 @@ pub struct TrainingRecipe {
     pub seed: u64,
     /// Which parameters learn: all of them, or (fine-tuning as a linear probe) the head alone.
     pub trainable: Trainable,
+    /// How a fresh model's weights start (a run from given weights keeps those).
+    pub init: Initialisation,
 }
 
 /// Which parameters a run trains.
@@ -50,6 +53,7 @@ impl Default for TrainingRecipe {
             augment: AugmentRecipe::Flip,
             seed: 0,
             trainable: Trainable::Whole,
+            init: Initialisation::Default,
         }
     }
 }

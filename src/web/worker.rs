@@ -27,7 +27,9 @@ use crate::data::subset::SubsetRule;
 use crate::inference::explain;
 use crate::protocol::{CheckpointSummary, DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
 use crate::model::VitConfig;
-use crate::training::{Checkpoint, Trainable, TrainingError, TrainingRecipe, TrainingSession, evaluate, fixed_batch, fixed_trainer};
+use crate::training::{
+    Checkpoint, Trainable, TrainingError, TrainingRecipe, TrainingSession, evaluate, fixed_batch, fixed_trainer, fresh_model,
+};
 use crate::weights::{from_safetensors, inspect_safetensors};
 
 /// The checkpoint's file in the origin-private file system (`storage::write_file`).
@@ -500,7 +502,7 @@ async fn run_training(start: Start, compute: ComputePath) -> Result<bool, String
                 None if recipe.trainable == Trainable::Head => {
                     return Err("training the head alone needs a trained model to start from".into());
                 }
-                None => (config.init(&device), String::new()),
+                None => (fresh_model(&config, recipe.init, recipe.seed, &device), String::new()),
             };
             TrainingSession::new(recipe, model, train, test, &device)
                 .map_err(|error| error.to_string())?
