@@ -27,14 +27,16 @@ flip-b32-wd0.1  | --batch 32 --lr 7e-4 --warmup 400 --label-smoothing 0.1 --weig
 flip-b16        | --batch 16 --lr 5e-4 --warmup 800 --label-smoothing 0.1
 t5-b64          | --epochs 5 --batch 64 --lr 1e-3 --warmup 200 --label-smoothing 0.1
 t5-b32          | --epochs 5 --batch 32 --lr 7e-4 --warmup 400 --label-smoothing 0.1
-best-s0         | --recipe best-10-epochs --seed 0
-best-s1         | --recipe best-10-epochs --seed 1
+flip-b32-wd0.1-s1 | --batch 32 --lr 7e-4 --warmup 400 --label-smoothing 0.1 --weight-decay 0.1 --seed 1
+flip-b32-wd0.1-30 | --batch 32 --lr 7e-4 --warmup 400 --label-smoothing 0.1 --weight-decay 0.1 --epochs 30
 b32-mimetic     | --batch 32 --lr 7e-4 --warmup 400 --label-smoothing 0.1 --weight-decay 0.1 --init mimetic
 b32-sincos      | --batch 32 --lr 7e-4 --warmup 400 --label-smoothing 0.1 --weight-decay 0.1 --init sincos
 b32-mim-sincos  | --batch 32 --lr 7e-4 --warmup 400 --label-smoothing 0.1 --weight-decay 0.1 --init mimetic-sincos
 b32-mim-sincos-s1 | --batch 32 --lr 7e-4 --warmup 400 --label-smoothing 0.1 --weight-decay 0.1 --init mimetic-sincos --seed 1
 reference-mim-sincos | --init mimetic-sincos
 t5-b64-mim-sincos | --epochs 5 --batch 64 --lr 1e-3 --warmup 200 --label-smoothing 0.1 --init mimetic-sincos
+best-s0         | --recipe best-10-epochs --seed 0
+best-s1         | --recipe best-10-epochs --seed 1
 best-30         | --recipe best-10-epochs --epochs 30
 best-100        | --recipe best-10-epochs --epochs 100
 "

@@ -31,7 +31,7 @@ fn the_shipped_weights_load_and_describe_themselves() {
     assert_eq!(info.epoch, 10);
     let history: MetricsHistory = serde_json::from_str(&info.metrics_json).expect("metrics are recorded");
     assert_eq!(history.epochs.len(), 10);
-    assert!(history.epochs[9].test_accuracy >= 0.615, "the shipped model is the best 10-epoch recipe's");
+    assert!(history.epochs[9].test_accuracy >= 0.64, "the shipped model is the best 10-epoch recipe's");
     let recipe: TrainingRecipe = serde_json::from_str(&info.recipe_json).expect("the recipe is recorded");
     assert_eq!(recipe, NamedRecipe::BestInTenEpochs.recipe(), "trained with the recipe the page offers as the best");
     let data: serde_json::Value = serde_json::from_str(&info.data_json).expect("the data is recorded");
