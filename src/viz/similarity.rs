@@ -8,8 +8,10 @@
 //! The position embedding is `[tokens, dim]` row-major (the model's `[1, tokens, dim]`
 //! parameter), row 0 for [CLS], rows 1.. for the patches in row-major grid order.
 //! The similarities form a `[patches, patches]` matrix: row `p` is patch `p`'s map, itself a
-//! `[grid, grid]` image (64 maps of 8×8 for the 65-token model). Values lie in [−1, 1]; the
-//! paper's colour bar spans that range, so colour `(s + 1) / 2`.
+//! `[grid, grid]` image (64 maps of 8×8 for the 65-token model). Values lie in [−1, 1]. The
+//! paper's colour bar spans that whole range, but an embedding that starts as 2-D sines and
+//! cosines keeps every pair above about 0.7 (the shipped weights: 0.70–0.98) and would draw as one flat colour, so the colours
+//! span the range the pairs actually take ([`ColourScale`]), and a legend says what it is.
 
 /// Cosine similarity of two vectors; 0 when either is all zeros (no direction to compare).
 ///
@@ -65,6 +67,48 @@ pub fn position_similarity(position_embedding: &[f32], tokens: usize) -> Vec<f32
         }
     }
     similarity
+}
+
+/// Maps similarities onto [0, 1] for colouring: the lowest and highest similarity between two
+/// different positions become the ends of the colour bar. The diagonal (each position with
+/// itself, always 1) is left out of the range so that it cannot squash the rest, and is drawn
+/// at the top.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColourScale {
+    pub low: f32,
+    pub high: f32,
+}
+
+impl ColourScale {
+    /// The range of the off-diagonal entries of a `[patches, patches]` similarity matrix;
+    /// [−1, 1] when there are none (a single patch). A range narrower than 0.01 is widened
+    /// about its middle, so near-identical embeddings do not magnify rounding noise.
+    ///
+    /// # Panics
+    /// If `similarity` is not square.
+    pub fn of(similarity: &[f32]) -> Self {
+        let patches = (similarity.len() as f64).sqrt().round() as usize;
+        assert_eq!(patches * patches, similarity.len(), "the similarity matrix is not square");
+        let off_diagonal = similarity.iter().enumerate().filter(|(index, _)| index / patches != index % patches);
+        let (low, high) = off_diagonal
+            .map(|(_, &value)| value)
+            .filter(|value| value.is_finite())
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(low, high), value| (low.min(value), high.max(value)));
+        if low > high {
+            return Self { low: -1.0, high: 1.0 };
+        }
+        const NARROWEST: f32 = 0.01;
+        if high - low < NARROWEST {
+            let middle = 0.5 * (low + high);
+            return Self { low: middle - 0.5 * NARROWEST, high: middle + 0.5 * NARROWEST };
+        }
+        Self { low, high }
+    }
+
+    /// Where `value` falls on the colour bar, clamped to [0, 1] (the diagonal's 1 lands at the top).
+    pub fn position(&self, value: f32) -> f32 {
+        ((value - self.low) / (self.high - self.low)).clamp(0.0, 1.0)
+    }
 }
 
 /// The paper's layout: the tile in row `row`, column `col` of the outer `grid × grid` figure
@@ -168,6 +212,33 @@ mod tests {
         // compares patch 30 with itself.
         assert_eq!(figure[(3 * 8 + 3) * 64 + 6 * 8 + 6], similarity[30 * 64 + 30]);
         assert!((figure[(3 * 8 + 3) * 64 + 6 * 8 + 6] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_colour_scale_spans_the_off_diagonal_pairs() {
+        #[rustfmt::skip]
+        let similarity = [
+            1.0, 0.6, 0.9, 0.7,
+            0.6, 1.0, 0.8, 0.65,
+            0.9, 0.8, 1.0, 0.75,
+            0.7, 0.65, 0.75, 1.0,
+        ];
+        let scale = ColourScale::of(&similarity);
+        assert_eq!(scale, ColourScale { low: 0.6, high: 0.9 });
+        assert_eq!(scale.position(0.6), 0.0);
+        assert!((scale.position(0.75) - 0.5).abs() < 1e-6);
+        assert_eq!(scale.position(1.0), 1.0, "the diagonal is drawn at the top");
+        assert_eq!(scale.position(-1.0), 0.0);
+    }
+
+    #[test]
+    fn a_degenerate_colour_scale_stays_usable() {
+        assert_eq!(ColourScale::of(&[1.0]), ColourScale { low: -1.0, high: 1.0 });
+        let flat = ColourScale::of(&[1.0, 0.5, 0.5, 1.0]);
+        assert!((flat.low - 0.495).abs() < 1e-6 && (flat.high - 0.505).abs() < 1e-6);
+        assert!((flat.position(0.5) - 0.5).abs() < 1e-6);
+        let unknown = ColourScale::of(&[1.0, f32::NAN, f32::NAN, 1.0]);
+        assert_eq!(unknown, ColourScale { low: -1.0, high: 1.0 });
     }
 
     #[test]

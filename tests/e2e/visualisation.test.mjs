@@ -226,6 +226,15 @@ test("charts, test-set figures, the positional embedding and the attention dista
 
   const neighbours = Number(await page.locator("#position-canvas").getAttribute("data-neighbour-similarity"));
   assert.ok(neighbours > 0.2, `trained position embeddings resemble their neighbours: ${neighbours}`);
+  // The colours span the pairs' own range (the shipped sine-cosine start keeps them all above
+  // about 0.7, which a fixed [-1, 1] scale would draw as one yellow), and the legend says so.
+  const [low, high] = (await page.locator("#position-canvas").getAttribute("data-colour-range")).split(" ").map(Number);
+  assert.ok(-1 <= low && low < neighbours && neighbours <= high && high <= 1, `colour range ${low}–${high}, neighbours ${neighbours}`);
+  for (const [id, value] of [["#position-low", low], ["#position-high", high]]) {
+    assert.ok(Math.abs(Number(await page.locator(id).textContent()) - value) < 0.006, `${id} labels ${value}`);
+  }
+  assert.ok((await canvasStats(page, "#position-legend")).colours > 100, "the colour bar is drawn");
+  if (SCREENSHOTS) await page.locator("section:has(#position-canvas)").screenshot({ path: `${SCREENSHOTS}/positions.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -7,10 +7,10 @@ use wasm_bindgen_futures::spawn_local;
 use web_sys::HtmlCanvasElement;
 
 use crate::model::VisionTransformer;
-use crate::viz::colormap::viridis;
-use crate::viz::similarity::{position_similarity, tile_index};
+use crate::viz::colormap::{heatmap_rgba, viridis};
+use crate::viz::similarity::{ColourScale, position_similarity, tile_index};
 use crate::web::app::{SharedApp, show_error};
-use crate::web::dom::{element, hidpi_context, set_text};
+use crate::web::dom::{element, hidpi_context, put_rgba, set_text};
 
 /// Redraws the figure for the current model (its embedding is read back asynchronously).
 pub fn show_current(app: &SharedApp) {
@@ -44,15 +44,14 @@ fn draw(similarity: &[f32], patches: usize) {
     let gap = 3.0;
     let tile = (width - gap * (grid as f64 - 1.0)) / grid as f64;
     let cell = tile / grid as f64;
+    let scale = ColourScale::of(similarity);
     context.clear_rect(0.0, 0.0, width, width);
     for row in 0..grid {
         for col in 0..grid {
             let patch = tile_index(row, col, grid);
             let (x0, y0) = (col as f64 * (tile + gap), row as f64 * (tile + gap));
             for other in 0..patches {
-                // Cosine similarity spans [-1, 1]; a fixed scale keeps epochs comparable.
-                let value = similarity[patch * patches + other];
-                let [red, green, blue] = viridis(0.5 * (value + 1.0));
+                let [red, green, blue] = viridis(scale.position(similarity[patch * patches + other]));
                 context.set_fill_style_str(&format!("rgb({red},{green},{blue})"));
                 let (x, y) = (x0 + (other % grid) as f64 * cell, y0 + (other / grid) as f64 * cell);
                 // Overdraw by a fraction of a pixel so no seams show between cells.
@@ -60,9 +59,28 @@ fn draw(similarity: &[f32], patches: usize) {
             }
         }
     }
+    draw_legend(scale);
     let mean_neighbour = neighbour_similarity(similarity, grid);
-    set_text("position-note", &format!("Mean similarity of horizontally adjacent positions: {mean_neighbour:.2}"));
+    set_text(
+        "position-note",
+        &format!(
+            "Colours span {:.2} to {:.2}, the range between different positions (each with itself is 1). \
+             Mean similarity of horizontally adjacent positions: {mean_neighbour:.2}",
+            scale.low, scale.high
+        ),
+    );
     let _ = canvas.set_attribute("data-neighbour-similarity", &format!("{mean_neighbour:.4}"));
+}
+
+/// The colour bar under the figure, labelled with the similarities at its ends: the scale
+/// follows the embedding, so the numbers say what a colour means this time.
+fn draw_legend(scale: ColourScale) {
+    let ramp: Vec<f32> = (0..256).map(|index| index as f32 / 255.0).collect();
+    let _ = put_rgba(&element("position-legend"), &heatmap_rgba(&ramp), 256, 1);
+    set_text("position-low", &format!("{:.2}", scale.low));
+    set_text("position-high", &format!("{:.2}", scale.high));
+    let canvas: HtmlCanvasElement = element("position-canvas");
+    let _ = canvas.set_attribute("data-colour-range", &format!("{:.4} {:.4}", scale.low, scale.high));
 }
 
 /// The mean similarity of each position with its right-hand neighbour: near 0 for random
