@@ -101,6 +101,16 @@ pub fn heatmap_rgba(values: &[f32]) -> Vec<u8> {
         .collect()
 }
 
+/// A colour bar for the heat maps' legends: `steps` opaque pixels running from 0 (left) to 1.
+///
+/// # Shapes
+/// - output: `[steps × 4]` bytes, RGBA, one row
+pub fn colour_bar_rgba(steps: usize) -> Vec<u8> {
+    let last = steps.saturating_sub(1).max(1) as f32;
+    let ramp: Vec<f32> = (0..steps).map(|index| index as f32 / last).collect();
+    heatmap_rgba(&ramp)
+}
+
 /// A heat map drawn over a photo: each pixel becomes `(1 − alpha) · photo + alpha · viridis(heat)`,
 /// keeping the photo's own alpha. `alpha` is clamped to [0, 1] (NaN counts as 0); the heat is
 /// expected already upsampled to the photo's size (see [`super::resize::upsample_bilinear`]).
@@ -199,6 +209,15 @@ mod tests {
     #[test]
     fn heatmap_pixels_are_opaque_viridis() {
         assert_eq!(heatmap_rgba(&[0.0, 1.0]), [0x44, 0x01, 0x54, 255, 0xfd, 0xe7, 0x25, 255]);
+    }
+
+    #[test]
+    fn colour_bar_runs_from_purple_to_yellow() {
+        let bar = colour_bar_rgba(256);
+        assert_eq!(bar.len(), 256 * 4);
+        assert_eq!(bar[..3], viridis(0.0));
+        assert_eq!(bar[255 * 4..255 * 4 + 3], viridis(1.0));
+        assert_eq!(colour_bar_rgba(1)[..3], viridis(0.0));
     }
 
     #[test]

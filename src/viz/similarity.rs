@@ -38,6 +38,16 @@ fn grid_side(patches: usize) -> Option<usize> {
     (side * side == patches).then_some(side)
 }
 
+/// The side of a square matrix stored row-major.
+///
+/// # Panics
+/// If `matrix` is not square.
+fn matrix_side(matrix: &[f32]) -> usize {
+    let side = (matrix.len() as f64).sqrt().round() as usize;
+    assert_eq!(side * side, matrix.len(), "the similarity matrix is not square");
+    side
+}
+
 /// Every patch's position embedding against every other's, [CLS] left out. The matrix is
 /// symmetric by construction (each pair computed once).
 ///
@@ -87,8 +97,7 @@ impl ColourScale {
     /// # Panics
     /// If `similarity` is not square.
     pub fn of(similarity: &[f32]) -> Self {
-        let patches = (similarity.len() as f64).sqrt().round() as usize;
-        assert_eq!(patches * patches, similarity.len(), "the similarity matrix is not square");
+        let patches = matrix_side(similarity);
         let off_diagonal = similarity.iter().enumerate().filter(|(index, _)| index / patches != index % patches);
         let (low, high) = off_diagonal
             .map(|(_, &value)| value)
@@ -129,8 +138,7 @@ pub fn tile_index(row: usize, col: usize, grid: usize) -> usize {
 /// # Panics
 /// If `similarity` is not square over a square number of patches.
 pub fn mosaic(similarity: &[f32]) -> Vec<f32> {
-    let patches = (similarity.len() as f64).sqrt().round() as usize;
-    assert_eq!(patches * patches, similarity.len(), "the similarity matrix is not square");
+    let patches = matrix_side(similarity);
     let grid = grid_side(patches).expect("the patches should form a square grid");
     let side = grid * grid;
     let mut figure = vec![0.0; side * side];

@@ -110,6 +110,12 @@ pub fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d
     canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
 }
 
+/// Draws the heat maps' colour bar (purple for low, yellow for high) on the canvas `id`.
+pub fn draw_colour_bar(id: &str) {
+    const STEPS: u32 = 256;
+    let _ = put_rgba(&element(id), &crate::viz::colormap::colour_bar_rgba(STEPS as usize), STEPS, 1);
+}
+
 /// Draws RGBA pixels onto a canvas at their own size, resizing the canvas to fit.
 pub fn put_rgba(canvas: &HtmlCanvasElement, rgba: &[u8], width: u32, height: u32) -> Result<(), String> {
     canvas.set_width(width);

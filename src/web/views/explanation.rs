@@ -7,9 +7,8 @@ use wasm_bindgen_futures::spawn_local;
 use web_sys::{Element, HtmlElement, HtmlSelectElement, MouseEvent};
 
 use crate::inference::{AttentionView, Explanation, explain, ranked};
-use crate::viz::colormap::heatmap_rgba;
 use crate::web::app::{Picture, SharedApp, show_error};
-use crate::web::dom::{self, element, escape, put_rgba, set_text};
+use crate::web::dom::{self, element, escape, set_text};
 use crate::web::overlay::{THUMBNAIL, draw_overlay, resized};
 
 /// Classes listed for a picture.
@@ -155,7 +154,7 @@ pub fn wire(app: &SharedApp) {
     });
     let head_app = app.clone();
     dom::listen(&element::<HtmlElement>("head-select"), "change", move |_: web_sys::Event| redraw(&head_app));
-    draw_legend();
+    dom::draw_colour_bar("attention-legend");
 }
 
 /// Redraws the current picture's explanation, if there is one.
@@ -166,9 +165,3 @@ fn redraw(app: &SharedApp) {
     }
 }
 
-/// The colour scale under the picture: low attention to high.
-fn draw_legend() {
-    let ramp: Vec<f32> = (0..256).map(|index| index as f32 / 255.0).collect();
-    let rgba = heatmap_rgba(&ramp);
-    let _ = put_rgba(&element("attention-legend"), &rgba, 256, 1);
-}

@@ -7,10 +7,10 @@ use wasm_bindgen_futures::spawn_local;
 use web_sys::HtmlCanvasElement;
 
 use crate::model::VisionTransformer;
-use crate::viz::colormap::{heatmap_rgba, viridis};
+use crate::viz::colormap::viridis;
 use crate::viz::similarity::{ColourScale, position_similarity, tile_index};
 use crate::web::app::{SharedApp, show_error};
-use crate::web::dom::{element, hidpi_context, put_rgba, set_text};
+use crate::web::dom::{draw_colour_bar, element, hidpi_context, set_text};
 
 /// Redraws the figure for the current model (its embedding is read back asynchronously).
 pub fn show_current(app: &SharedApp) {
@@ -75,8 +75,7 @@ fn draw(similarity: &[f32], patches: usize) {
 /// The colour bar under the figure, labelled with the similarities at its ends: the scale
 /// follows the embedding, so the numbers say what a colour means this time.
 fn draw_legend(scale: ColourScale) {
-    let ramp: Vec<f32> = (0..256).map(|index| index as f32 / 255.0).collect();
-    let _ = put_rgba(&element("position-legend"), &heatmap_rgba(&ramp), 256, 1);
+    draw_colour_bar("position-legend");
     set_text("position-low", &format!("{:.2}", scale.low));
     set_text("position-high", &format!("{:.2}", scale.high));
     let canvas: HtmlCanvasElement = element("position-canvas");
