@@ -16,6 +16,9 @@ pub enum NamedRecipe {
     Reference,
     /// The best test accuracy found for 10 epochs of the same model and images.
     BestInTenEpochs,
+    /// The best 10-epoch recipe, three times as long and with random crops: for a person who can
+    /// leave the tab training for an hour.
+    BestInThirtyEpochs,
     /// The best recipe found for 10 minutes of training in the page on a 2-core machine; its
     /// epochs are refitted to the speed measured in each browser (see [`epochs_within`]), whose
     /// measurement runs at this recipe's batch.
@@ -33,13 +36,15 @@ pub const TEN_MINUTES: f64 = 600.0;
 pub const EVALUATION_SPEEDUP: f64 = 2.0;
 
 impl NamedRecipe {
-    pub const ALL: [NamedRecipe; 3] = [NamedRecipe::Reference, NamedRecipe::BestInTenEpochs, NamedRecipe::TenMinutes];
+    pub const ALL: [NamedRecipe; 4] =
+        [NamedRecipe::Reference, NamedRecipe::BestInTenEpochs, NamedRecipe::BestInThirtyEpochs, NamedRecipe::TenMinutes];
 
     /// The name in URLs, in the page's form and on the command line.
     pub fn key(self) -> &'static str {
         match self {
             NamedRecipe::Reference => "reference",
             NamedRecipe::BestInTenEpochs => "best-10-epochs",
+            NamedRecipe::BestInThirtyEpochs => "best-30-epochs",
             NamedRecipe::TenMinutes => "10-minutes",
         }
     }
@@ -53,6 +58,7 @@ impl NamedRecipe {
         match self {
             NamedRecipe::Reference => "Reference (the notebook's)",
             NamedRecipe::BestInTenEpochs => "Best in 10 epochs",
+            NamedRecipe::BestInThirtyEpochs => "Best in 30 epochs (about an hour)",
             NamedRecipe::TenMinutes => "10 minutes in this browser",
         }
     }
@@ -74,6 +80,9 @@ impl NamedRecipe {
                 init: Initialisation::MimeticSineCosine,
                 ..TrainingRecipe::default()
             },
+            NamedRecipe::BestInThirtyEpochs => {
+                TrainingRecipe { epochs: 30, augment: AugmentRecipe::Crop, ..NamedRecipe::BestInTenEpochs.recipe() }
+            }
             NamedRecipe::TenMinutes => TrainingRecipe {
                 epochs: 5,
                 batch_size: 64,
@@ -103,6 +112,12 @@ impl NamedRecipe {
                  label smoothing 0.1, random flips, 10 epochs: the best of 17 tried here, 65.4 and 65.0 % test accuracy \
                  with two seeds (the shipped weights are seed 0's). In a browser batch 32 trains about 10 % slower per \
                  image than 64."
+            }
+            NamedRecipe::BestInThirtyEpochs => {
+                "The best 10-epoch recipe run for 30 epochs, with random crops (4 pixels of padding) as well as flips, \
+                 which keep it from memorising the 20,000 images: 72.1 % test accuracy natively (72.8 % averaged with the \
+                 mirror image), against 66.3 % for 30 epochs with flips alone. About an hour in a browser training at \
+                 200 images/s."
             }
             NamedRecipe::TenMinutes => {
                 "Started as the best 10-epoch recipe is (mimetic attention, sine-cosine positions), then batch 64, \
@@ -139,9 +154,11 @@ mod tests {
     #[test]
     fn the_named_recipes_differ_and_the_best_ones_take_more_steps_than_the_reference() {
         let recipes = NamedRecipe::ALL.map(NamedRecipe::recipe);
-        assert!(recipes[0] != recipes[1] && recipes[1] != recipes[2] && recipes[0] != recipes[2]);
+        for (index, recipe) in recipes.iter().enumerate() {
+            assert!(recipes[..index].iter().all(|other| other != recipe), "{:?} repeats another", NamedRecipe::ALL[index]);
+        }
         let steps = |recipe: &TrainingRecipe| recipe.steps_per_epoch(20_000);
-        assert!(steps(&recipes[1]) > steps(&recipes[0]) && steps(&recipes[2]) > steps(&recipes[0]));
+        assert!(recipes[1..].iter().all(|recipe| steps(recipe) > steps(&recipes[0])));
     }
 
     #[test]

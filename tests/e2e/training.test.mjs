@@ -73,6 +73,11 @@ test("a named recipe fills the form, editing makes it Custom, and a run trains w
   assert.notDeepEqual(best, ["10", "256", "0", "0"], "the best recipe is not the reference");
   assert.equal(await field("seed"), "3", "the seed stays the person's");
 
+  // The longer one: the best recipe for 30 epochs, with random crops.
+  await page.selectOption("#recipe-named", "best-30-epochs");
+  assert.deepEqual([await field("epochs"), await field("batch"), await field("augment")], ["30", best[1], "Crop"]);
+  assert.match(await page.locator("#recipe-about").textContent(), /30 epochs.*crops.*72\.1 %/);
+
   // Without a measurement (the path was forced) the time-budget recipe says so and keeps its epochs.
   await page.selectOption("#recipe-named", "10-minutes");
   assert.match(await page.locator("#recipe-about").textContent(), /not measured/);
