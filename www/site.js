@@ -2,6 +2,9 @@
 // isolated on a host that sends no isolation headers (one reload, once the worker is in charge),
 // and hands a waiting new deployment to `onUpdate` with a function that switches to it.
 const RELOADED = "vit-web.isolation-reload";
+/** Set while a reload finishes taking a new deployment (see `offer`). */
+const UPDATING = "vit-web.update-reload";
+const PARKED_AFTER_MS = 5000;
 
 /** Whether the service worker controls the page, waiting for a first one to install (false if
  *  its install fails or takes over a minute: the page then starts without it). */
@@ -33,9 +36,30 @@ export async function startServiceWorker(onUpdate, onReady) {
     location.reload();
     return new Promise(() => {});
   }
+  // Taking a new deployment: the waiting worker is asked to take over, and the page reloads onto
+  // it once it has. Chromium activates it only when the old worker has no request in hand, and a
+  // request that arrives as it switches (the page starting its training worker, say) can park the
+  // activation for up to five minutes; a reload ends the page's requests and lets it finish, so a
+  // page that sees no switch within a few seconds reloads, and the reloaded one follows the switch.
+  const followSwitch = () => navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
+  if (sessionStorage.getItem(UPDATING)) {
+    sessionStorage.removeItem(UPDATING);
+    if (registration.waiting) {
+      followSwitch();
+      registration.waiting.postMessage("activate-update");
+    } else {
+      // It switched during the reload, perhaps after this page's old copy was served: once more.
+      location.reload();
+      return new Promise(() => {});
+    }
+  }
   const offer = (worker) => onUpdate(() => {
-    navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
+    followSwitch();
     worker.postMessage("activate-update");
+    setTimeout(() => {
+      sessionStorage.setItem(UPDATING, "1");
+      location.reload();
+    }, PARKED_AFTER_MS);
   });
   // A new deployment's worker, once installed beside the one in charge (not the first one).
   const watch = (worker) => {

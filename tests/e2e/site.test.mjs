@@ -80,19 +80,19 @@ async function deployment() {
 }
 
 /** Rewrites the deployment in `root` as build-site.sh would with `change` made to index.html. */
-async function redeploy(root, version, change, { missing } = {}) {
+async function redeploy(root, version, change, { missing, worker: changeWorker = (code) => code } = {}) {
   const index = join(root, "index.html");
   await writeFile(index, change(await readFile(index, "utf8")));
   const precache = JSON.parse(await readFile(join(root, "precache.json"), "utf8"));
   const worker = await readFile(join(root, "sw.js"), "utf8");
-  await writeFile(join(root, "sw.js"), worker.replace(`const VERSION = "${precache.version}";`, `const VERSION = "${version}";`));
+  await writeFile(join(root, "sw.js"), changeWorker(worker.replace(`const VERSION = "${precache.version}";`, `const VERSION = "${version}";`)));
   precache.version = version;
   precache.files = precache.files.filter((file) => file !== "not-deployed.wasm");
   if (missing) precache.files.push(missing);
   await writeFile(join(root, "precache.json"), JSON.stringify(precache));
 }
 
-test("a new deployment is offered and replaces the kept copy; a half-deployed one never does", async () => {
+test("a new deployment is offered and replaces the kept copy, even when its switch stalls; a half-deployed one never does", async () => {
   const { root, server } = await deployment();
   const context = await shared.browser.newContext();
   const page = await context.newPage();
@@ -118,6 +118,21 @@ test("a new deployment is offered and replaces the kept copy; a half-deployed on
     assert.equal(await title(), original, "the running page is the kept copy until the person agrees");
     await page.click("#update-reload");
     await page.waitForFunction(() => document.querySelector("h1")?.textContent === "Second deployment", null, { timeout: 5 * MINUTES });
+    await page.waitForSelector("body[data-ready=true]", { timeout: 15 * MINUTES });
+
+    // One whose switch stalls, as Chromium's can when a request reaches the old worker as it
+    // switches (here its worker ignores the first request to take over): the page reloads after a
+    // few seconds and the reloaded page completes the switch.
+    const HANDLER = `if (event.data === "activate-update") self.skipWaiting();`;
+    const stalls = (code) => {
+      assert.ok(code.includes(HANDLER), "sw.js takes over on request");
+      return code.replace(HANDLER, `if (event.data === "activate-update" && ++self.asked > 1) self.skipWaiting();`) + "\nself.asked = 0;\n";
+    };
+    await redeploy(root, "third", (html) => html.replace("Second deployment", "Third deployment"), { worker: stalls });
+    await page.reload();
+    await page.waitForSelector("#update-offer:not([hidden])", { timeout: 5 * MINUTES });
+    await page.click("#update-reload");
+    await page.waitForFunction(() => document.querySelector("h1")?.textContent === "Third deployment", null, { timeout: 5 * MINUTES });
     await page.waitForSelector("body[data-ready=true]", { timeout: 15 * MINUTES });
   } finally {
     await context.close();
