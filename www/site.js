@@ -41,7 +41,10 @@ export async function startServiceWorker(onUpdate, onReady) {
   // request that arrives as it switches (the page starting its training worker, say) can park the
   // activation for up to five minutes; a reload ends the page's requests and lets it finish, so a
   // page that sees no switch within a few seconds reloads, and the reloaded one follows the switch.
-  const followSwitch = () => navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
+  const followSwitch = (then = () => {}) => navigator.serviceWorker.addEventListener("controllerchange", () => {
+    then();
+    location.reload();
+  }, { once: true });
   if (sessionStorage.getItem(UPDATING)) {
     sessionStorage.removeItem(UPDATING);
     if (registration.waiting) {
@@ -54,12 +57,12 @@ export async function startServiceWorker(onUpdate, onReady) {
     }
   }
   const offer = (worker) => onUpdate(() => {
-    followSwitch();
-    worker.postMessage("activate-update");
-    setTimeout(() => {
+    const parked = setTimeout(() => {
       sessionStorage.setItem(UPDATING, "1");
       location.reload();
     }, PARKED_AFTER_MS);
+    followSwitch(() => clearTimeout(parked));
+    worker.postMessage("activate-update");
   });
   // A new deployment's worker, once installed beside the one in charge (not the first one).
   const watch = (worker) => {
