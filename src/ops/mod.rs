@@ -2,7 +2,7 @@
 //!
 //! | operation | CPU backend (flex, native and wasm) | WebGPU (and native wgpu) |
 //! |---|---|---|
-//! | [`dense`] `x·W + b` | one fused `gemm` per product ([`dense::cpu`]) | the register-blocked WGSL product ([`dense::webgpu`]) |
+//! | [`dense`] `x·W + b` | one fused product, a `gemm` per thread ([`dense::cpu`]) | the register-blocked WGSL product ([`dense::webgpu`]) |
 //! | [`attention`] `softmax(QKᵀ/√d)·V` | one strided pass per head ([`attention::cpu`]) | burn's operations with the blocked product ([`attention::webgpu`]) |
 //! | [`layer_norm`] | one pass per row each way ([`layer_norm::cpu`]) | burn's `LayerNorm` |
 //! | [`gelu`] exact `x·Φ(x)` | a vectorised erf ([`gelu::cpu`]) | burn's kernel ([`gelu::webgpu`]) |

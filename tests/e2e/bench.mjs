@@ -22,7 +22,8 @@ import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { ISOLATION, serve } from "./server.mjs";
 
-const DIST = resolve(import.meta.dirname, "../../dist");
+// BENCH_DIST: another build's dist/ folder, to set two builds side by side in one session.
+const DIST = resolve(process.env.BENCH_DIST ?? resolve(import.meta.dirname, "../../dist"));
 const ARGS = [
   "--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan",
   "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",

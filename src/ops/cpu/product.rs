@@ -1,31 +1,23 @@
 //! One matrix product on strided `f32` operands through the `gemm` crate (the one burn's CPU
-//! backend uses), for the dense layer's three products and attention's per-head ones.
+//! backend uses), for the dense layer's products (a block of rows each) and attention's per-head
+//! ones.
 
 use gemm::{Parallelism, gemm};
 
-/// The sizes of an `m×k` by `k×n` product and how it may use the cores.
+/// The sizes of an `m×k` by `k×n` product, computed on the calling thread: its callers spread
+/// work over the pool themselves, one product per block of rows or per image, so that an
+/// operation forks and joins the pool once. (gemm's own threading forks twice per 512-deep slice
+/// of the sum, and in the page each fork wakes web workers.)
 #[derive(Debug, Clone, Copy)]
 pub struct Product {
     pub m: usize,
     pub n: usize,
     pub k: usize,
-    parallelism: Parallelism,
 }
 
 impl Product {
-    /// A product that uses every thread of the pool when it is big enough to share (burn's CPU
-    /// backend uses the same rule: 192³ multiply-adds).
     pub fn new(m: usize, n: usize, k: usize) -> Self {
-        #[cfg(threaded)]
-        if m * n * k >= 192 * 192 * 192 {
-            return Self { m, n, k, parallelism: Parallelism::Rayon(0) };
-        }
-        Self::serial(m, n, k)
-    }
-
-    /// A product on the calling thread, for work that is already spread over the cores.
-    pub fn serial(m: usize, n: usize, k: usize) -> Self {
-        Self { m, n, k, parallelism: Parallelism::None }
+        Self { m, n, k }
     }
 
     /// `out = out + scale·lhs·rhs` when `accumulate`, else `out = scale·lhs·rhs`. Each operand
@@ -67,7 +59,7 @@ impl Product {
                 false,
                 false,
                 false,
-                self.parallelism,
+                Parallelism::None,
             )
         }
     }

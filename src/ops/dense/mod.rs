@@ -1,7 +1,8 @@
 //! Dense layers (`x·W + b`) and the attention's per-head products.
 //!
-//! On the CPU backend a dense layer is one fused operation ([`cpu`]): one `gemm` call per
-//! product over every token of the batch, the bias as the forward product's starting value. On
+//! On the CPU backend a dense layer is one fused operation ([`cpu`]): each product over every
+//! token of the batch, one `gemm` call per thread's block of rows, the bias as the forward
+//! product's starting value. On
 //! WebGPU both go through the register-blocked WGSL product ([`webgpu`]), several times faster on
 //! a software adapter than burn's stock matmul.
 

@@ -57,8 +57,8 @@ pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights
     let AttentionShape { tokens, heads, head_dim, .. } = shape;
     let dim = shape.dim();
     let (row, square) = (3 * dim, tokens * tokens);
-    let scores = Product::serial(tokens, tokens, head_dim);
-    let values = Product::serial(tokens, head_dim, tokens);
+    let scores = Product::new(tokens, tokens, head_dim);
+    let values = Product::new(tokens, head_dim, tokens);
 
     let images = qkv
         .chunks(tokens * row)
@@ -124,8 +124,8 @@ pub fn backward(
     let AttentionShape { tokens, heads, head_dim, .. } = shape;
     let dim = shape.dim();
     let (row, square) = (3 * dim, tokens * tokens);
-    let to_values = Product::serial(tokens, head_dim, tokens);
-    let to_probabilities = Product::serial(tokens, tokens, head_dim);
+    let to_values = Product::new(tokens, head_dim, tokens);
+    let to_probabilities = Product::new(tokens, tokens, head_dim);
 
     let images = qkv
         .chunks(tokens * row)

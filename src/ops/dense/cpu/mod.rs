@@ -4,7 +4,8 @@
 //! burn's `Linear` on a `[batch, tokens, inputs]` input runs one small product per image
 //! against the broadcast weight, a separate pass to add the bias, and allocates each output
 //! zeroed and then copied to realign it. Here each of the forward and backward products is one
-//! `gemm` call on flat row-major buffers, and the bias is the forward product's starting value.
+//! `gemm` call per thread's block of rows on flat row-major buffers, and the bias is the forward
+//! product's starting value.
 
 mod autodiff;
 pub mod kernels;
