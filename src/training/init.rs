@@ -171,7 +171,7 @@ mod tests {
 
     fn weights(tensor: Tensor<2>) -> DMatrix<f64> {
         let [rows, columns] = tensor.dims();
-        let values = tensor.into_data().to_vec::<f32>().expect("f32 weights");
+        let values = tensor.into_data().try_to_vec::<f32>().expect("f32 weights");
         DMatrix::from_fn(rows, columns, |row, column| values[row * columns + column] as f64)
     }
 
