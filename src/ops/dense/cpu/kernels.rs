@@ -17,6 +17,38 @@ fn row_block(rows: usize) -> usize {
     rows.div_ceil(blocks).max(1)
 }
 
+/// `out = lhs·rhs` (`out += lhs·rhs` when `accumulate`) for row-major `lhs [rows, k]` and
+/// `out [rows, n]`, and `rhs [k, n]` read with its `(row, column)` strides: one product per block
+/// of rows.
+fn rows_times_matrix(
+    lhs: &[f32],
+    k: usize,
+    (rhs, rhs_strides): (&[f32], (usize, usize)),
+    n: usize,
+    accumulate: bool,
+    out: &mut [f32],
+) {
+    let rows = lhs.len() / k;
+    assert_eq!((lhs.len(), rhs.len(), out.len()), (rows * k, k * n, rows * n), "lengths");
+    let block = row_block(rows);
+    parallel::for_each(lhs.chunks(block * k).zip(out.chunks_mut(block * n)), |(lhs, out)| {
+        // SAFETY: the lengths are checked above, each block is whole rows of `lhs` and `out`,
+        // and both callers' `rhs` strides (row-major or swapped) stay within its k·n values.
+        unsafe {
+            Product::new(lhs.len() / k, n, k).run(
+                out.as_mut_ptr(),
+                (n, 1),
+                accumulate,
+                lhs.as_ptr(),
+                (k, 1),
+                rhs.as_ptr(),
+                rhs_strides,
+                1.0,
+            )
+        }
+    });
+}
+
 /// The sizes of one dense layer call: `rows` input vectors of `inputs` values, `outputs` out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DenseShape {
@@ -38,23 +70,7 @@ pub fn forward(shape: DenseShape, x: &[f32], weight: &[f32], bias: &[f32]) -> Ve
         "operand lengths"
     );
     let mut out = tensor::repeated_rows(bias, rows);
-    let block = row_block(rows);
-    parallel::for_each(x.chunks(block * inputs).zip(out.chunks_mut(block * outputs)), |(x, out)| {
-        // SAFETY: the lengths are checked above, the blocks are whole rows of each operand, and
-        // the strides are the row-major ones.
-        unsafe {
-            Product::new(x.len() / inputs, outputs, inputs).run(
-                out.as_mut_ptr(),
-                (outputs, 1),
-                true,
-                x.as_ptr(),
-                (inputs, 1),
-                weight.as_ptr(),
-                (outputs, 1),
-                1.0,
-            )
-        }
-    });
+    rows_times_matrix(x, inputs, (weight, (outputs, 1)), outputs, true, &mut out);
     out
 }
 
@@ -70,22 +86,8 @@ pub fn input_gradient(shape: DenseShape, grad: &[f32], weight: &[f32], out: &mut
         (rows * outputs, inputs * outputs, rows * inputs),
         "lengths"
     );
-    let block = row_block(rows);
-    parallel::for_each(grad.chunks(block * outputs).zip(out.chunks_mut(block * inputs)), |(grad, out)| {
-        // SAFETY: as in `forward`; Wᵀ is W read with its strides swapped.
-        unsafe {
-            Product::new(grad.len() / outputs, inputs, outputs).run(
-                out.as_mut_ptr(),
-                (inputs, 1),
-                false,
-                grad.as_ptr(),
-                (outputs, 1),
-                weight.as_ptr(),
-                (1, outputs),
-                1.0,
-            )
-        }
-    });
+    // Wᵀ is W read with its strides swapped.
+    rows_times_matrix(grad, outputs, (weight, (1, outputs)), inputs, false, out);
 }
 
 /// `∂W = xᵀ·∂out`, the sum over all rows.
@@ -104,7 +106,7 @@ pub fn weight_gradient(shape: DenseShape, x: &[f32], grad: &[f32], out: &mut [f3
     let block = row_block(rows);
     let partials = parallel::map(x.chunks(block * inputs).zip(grad.chunks(block * outputs)), |(x, grad)| {
         let mut partial = vec![0.0f32; inputs * outputs];
-        // SAFETY: as in `forward`; xᵀ is x read with its strides swapped.
+        // SAFETY: as in `rows_times_matrix`; xᵀ is x read with its strides swapped.
         unsafe {
             Product::new(inputs, outputs, x.len() / inputs).run(
                 partial.as_mut_ptr(),
