@@ -10,6 +10,7 @@ use vit_web::compute::ComputePath;
 use vit_web::inference::images_tensor;
 use vit_web::model::VitConfig;
 use vit_web::model::parity::{deterministic_images, deterministic_weights};
+use vit_web::ops::cpu::dropout_mask::DropoutMask;
 use vit_web::training::{OptimizerRecipe, Trainer};
 use vit_web::web::adapter::{adapter_summary, init_device};
 use wasm_bindgen_test::*;
@@ -100,13 +101,13 @@ async fn wasm_cpu_logits_equal_the_native_cpu_computation() {
     assert_matches_native(&logits, "wasm CPU");
 }
 
-/// Three AdamW steps on one fixed batch must lower its loss.
-async fn training_lowers_the_loss(device: Device) -> (f32, f32) {
+/// Three AdamW steps of `config`'s model on one fixed batch must lower its loss.
+async fn training_lowers_the_loss(device: Device, config: VitConfig) -> (f32, f32) {
     let device = device.autodiff();
     let batch = 8;
     let images = Tensor::<4>::random([batch, 3, 32, 32], Distribution::Normal(0.0, 1.0), &device);
     let labels = Tensor::<1, Int>::from_data(TensorData::new((0..batch as i64).collect::<Vec<_>>(), [batch]), &device);
-    let mut trainer = Trainer::new(VitConfig::tiny().init(&device), OptimizerRecipe::default(), 100, &device);
+    let mut trainer = Trainer::new(config.init(&device), OptimizerRecipe::default(), 100, &device);
     let first = read(trainer.step(images.clone(), labels.clone()).loss).await[0];
     trainer.step(images.clone(), labels.clone());
     let last = read(trainer.step(images, labels).loss).await[0];
@@ -116,13 +117,33 @@ async fn training_lowers_the_loss(device: Device) -> (f32, f32) {
 
 #[wasm_bindgen_test]
 async fn training_steps_lower_the_loss_on_webgpu() {
-    let (first, last) = training_lowers_the_loss(webgpu().await).await;
+    let (first, last) = training_lowers_the_loss(webgpu().await, VitConfig::tiny()).await;
     web_sys::console::log_1(&format!("WebGPU training loss {first} -> {last}").into());
 }
 
 #[wasm_bindgen_test]
 async fn training_steps_lower_the_loss_on_the_wasm_cpu_backend() {
-    training_lowers_the_loss(Device::flex()).await;
+    training_lowers_the_loss(Device::flex(), VitConfig::tiny()).await;
+}
+
+/// The small preset trains with its dropout: burn's masks on WebGPU, the CPU path's own
+/// (`ops::dropout`, inside the fused attention too) on the wasm CPU backend.
+#[wasm_bindgen_test]
+async fn the_small_preset_trains_with_dropout_on_both_paths() {
+    for (device, path) in [(webgpu().await, "WebGPU"), (Device::flex(), "wasm CPU")] {
+        device.seed(1);
+        let (first, last) = training_lowers_the_loss(device, VitConfig::small()).await;
+        web_sys::console::log_1(&format!("{path} small preset loss {first} -> {last}").into());
+    }
+}
+
+/// A dropout mask is the same numbers in wasm32 (a 32-bit `usize`) as natively: the figures of
+/// the native unit test `ops::cpu::dropout_mask::tests::a_known_mask`.
+#[wasm_bindgen_test]
+fn dropout_masks_are_the_native_ones() {
+    let mask = DropoutMask::new(0.25, 12_345);
+    let dropped: Vec<usize> = (0..10_000).filter(|&i| mask.factor(i) == 0.0).collect();
+    assert_eq!((dropped.len(), &dropped[..8]), (2_501, &[0, 1, 2, 3, 6, 10, 20, 22][..]));
 }
 
 /// A weight file written from WebGPU reads back and writes again bit for bit, and equals the

@@ -1,5 +1,5 @@
 use crate::ops::layer_norm::{self, layer_norm};
-use crate::ops::{gelu, linear};
+use crate::ops::{dropout, gelu, linear};
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Gelu, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Device, Tensor};
@@ -54,10 +54,10 @@ impl TransformerEncoderBlock {
     /// - attention: `[batch, heads, tokens, tokens]`
     pub fn forward(&self, tokens: Tensor<3>) -> (Tensor<3>, Tensor<4>) {
         let (attended, attention) = self.attention.forward(layer_norm(&self.attention_norm, tokens.clone()));
-        let tokens = tokens + self.dropout.forward(attended);
+        let tokens = tokens + dropout(attended, &self.dropout);
 
         let hidden = gelu(linear(&self.mlp_in, layer_norm(&self.mlp_norm, tokens.clone()))); // [batch, tokens, mlp_dim]
-        let tokens = tokens + self.dropout.forward(linear(&self.mlp_out, self.dropout.forward(hidden)));
+        let tokens = tokens + dropout(linear(&self.mlp_out, dropout(hidden, &self.dropout)), &self.dropout);
         (tokens, attention)
     }
 }

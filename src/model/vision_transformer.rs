@@ -1,3 +1,4 @@
+use crate::ops::dropout;
 use crate::ops::layer_norm::{self, layer_norm};
 use burn::module::{Module, Param};
 use burn::nn::{Dropout, DropoutConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
@@ -113,7 +114,7 @@ impl VisionTransformer {
         let class_token = self.class_token.val().expand([batch, 1, dim]); // [batch, 1, embed_dim]
         let mut tokens = Tensor::cat(vec![class_token, patches], 1) // [batch, tokens, embed_dim]
             + self.position_embedding.val();
-        tokens = self.embedding_dropout.forward(tokens);
+        tokens = dropout(tokens, &self.embedding_dropout);
 
         let mut attention = Vec::new();
         for block in &self.blocks {

@@ -1,4 +1,4 @@
-//! The model's four operations, each with a CPU and a WebGPU implementation side by side.
+//! The model's operations, each with a CPU and a WebGPU implementation side by side.
 //!
 //! | operation | CPU backend (flex, native and wasm) | WebGPU (and native wgpu) |
 //! |---|---|---|
@@ -6,6 +6,7 @@
 //! | [`attention`] `softmax(QKᵀ/√d)·V` | one strided pass per head ([`attention::cpu`]) | burn's operations with the blocked product ([`attention::webgpu`]) |
 //! | [`layer_norm`] | one pass per row each way ([`layer_norm::cpu`]) | burn's `LayerNorm` |
 //! | [`gelu`] exact `x·Φ(x)` | a vectorised erf ([`gelu::cpu`]) | burn's kernel ([`gelu::webgpu`]) |
+//! | [`dropout`] (the `small` preset's) | masks written on every core ([`cpu::dropout_mask`]), inside the fused attention too | burn's `Dropout` |
 //!
 //! Each operation's `mod.rs` holds the one function the model calls; it picks the
 //! implementation by the tensor's device, so the model has one code path. The CPU parts are
@@ -18,6 +19,7 @@
 pub mod attention;
 pub mod cpu;
 pub mod dense;
+pub mod dropout;
 pub mod gelu;
 pub mod layer_norm;
 pub mod step_kernels;
@@ -26,6 +28,7 @@ mod testing;
 
 pub use attention::attention_core;
 pub use dense::{heads_matmul, linear};
+pub use dropout::dropout;
 pub use gelu::gelu;
 pub use layer_norm::layer_norm;
 

@@ -18,11 +18,12 @@ use burn::tensor::Tensor;
 /// - qkv: `[batch, tokens, 3·heads·head_dim]` (query, key, value of each head side by side)
 /// - output: `([batch, tokens, heads·head_dim], [batch, heads, tokens, tokens])`
 ///
-/// `dropout` acts on the weights before they weigh the values; the fused operation has none, so
-/// a model with attention dropout takes burn's operations on the CPU too.
+/// `dropout` acts on the weights before they weigh the values (the weights returned are the
+/// ones before it).
 pub fn attention_core(qkv: Tensor<3>, heads: usize, dropout: &Dropout) -> (Tensor<3>, Tensor<4>) {
-    if super::on_cpu(&qkv) && dropout.prob == 0.0 {
-        return cpu::fused_attention(qkv, heads);
+    if super::on_cpu(&qkv) {
+        let mask = super::dropout::draw_mask(dropout, &qkv.device());
+        return cpu::fused_attention(qkv, heads, mask);
     }
     composed_attention_core(qkv, heads, dropout)
 }
@@ -31,7 +32,8 @@ pub fn attention_core(qkv: Tensor<3>, heads: usize, dropout: &Dropout) -> (Tenso
 mod tests {
     use super::*;
     use crate::ops::testing::assert_matches_burns;
-    use burn::tensor::{Device, Distribution, Tolerance};
+    use crate::ops::cpu::dropout_mask::DropoutMask;
+    use burn::tensor::{Device, Distribution, TensorData, Tolerance};
 
     /// Values, weights and the gradient through the fused operation match burn's composition.
     #[test]
@@ -45,6 +47,31 @@ mod tests {
 
         let tolerance = Tolerance::absolute(1e-5);
         ours_weights.into_data().assert_approx_eq::<f32>(&burns_weights.into_data(), tolerance);
+        assert_matches_burns(ours, burns, |grads| vec![qkv.grad(grads).unwrap().into_data()], tolerance);
+    }
+
+    /// With attention dropout, the fused operation weighs the values by the masked weights and
+    /// passes the same mask back: it matches burn's composition with that mask's factors.
+    #[test]
+    fn fused_attention_with_dropout_matches_the_composition_with_its_mask() {
+        let device = Device::flex().autodiff();
+        let ([batch, tokens, heads, head_dim], prob) = ([3, 7, 2, 4], 0.3);
+        let qkv = Tensor::<3>::random([batch, tokens, 3 * heads * head_dim], Distribution::Normal(0.0, 1.0), &device)
+            .require_grad();
+        let mask = DropoutMask::new(prob, 9);
+        let (ours, ours_weights) = cpu::fused_attention(qkv.clone(), heads, mask);
+
+        let parts = qkv.clone().reshape([batch, tokens, 3, heads, head_dim]).permute([2, 0, 3, 1, 4]);
+        let part = |index: usize| parts.clone().narrow(0, index, 1).reshape([batch, heads, tokens, head_dim]);
+        let scores = part(0).matmul(part(1).swap_dims(2, 3)) / (head_dim as f64).sqrt();
+        let weights = burn::tensor::activation::softmax(scores, 3);
+        let factors = mask.factors(batch * heads * tokens * tokens);
+        assert!(factors.contains(&0.0), "the mask drops something");
+        let factors = Tensor::<4>::from_data(TensorData::new(factors, [batch, heads, tokens, tokens]), &device);
+        let burns = (weights.clone() * factors).matmul(part(2)).swap_dims(1, 2).reshape([batch, tokens, heads * head_dim]);
+
+        let tolerance = Tolerance::absolute(1e-5);
+        ours_weights.into_data().assert_approx_eq::<f32>(&weights.into_data(), tolerance);
         assert_matches_burns(ours, burns, |grads| vec![qkv.grad(grads).unwrap().into_data()], tolerance);
     }
 }

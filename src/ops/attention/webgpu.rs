@@ -1,6 +1,6 @@
 //! Self-attention's core from burn's tensor operations, its products through the
-//! register-blocked WebGPU kernel ([`heads_matmul`]): what GPU backends run, what the CPU runs for
-//! a model with attention dropout, and what the fused CPU operation is tested against.
+//! register-blocked WebGPU kernel ([`heads_matmul`]): what GPU backends run, and what the fused
+//! CPU operation is tested against.
 
 use crate::ops::dense::heads_matmul;
 use burn::nn::Dropout;

@@ -1,11 +1,12 @@
 //! What the CPU implementations of the operations share: plain slices in and out of burn's
-//! CPU tensors, work spread over the cores, loops compiled for the widest vector unit, sums that
+//! CPU tensors, dropout masks any thread can write, work spread over the cores, loops compiled for the widest vector unit, sums that
 //! vectorise, a vectorisable exp, one strided `gemm` call, and the native allocator setting.
 //!
 //! Nothing here knows about the model; it may use burn's CPU backend, gemm and rayon.
 
 #[cfg(not(target_family = "wasm"))]
 pub mod allocator;
+pub mod dropout_mask;
 pub mod exp;
 pub mod lanes;
 pub mod parallel;

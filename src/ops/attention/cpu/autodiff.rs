@@ -3,6 +3,7 @@
 //! rather than recomputed.
 
 use super::FusedAttention;
+use crate::ops::cpu::dropout_mask::DropoutMask;
 use burn::backend::AutodiffBackend;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
 use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
@@ -14,6 +15,7 @@ use burn::backend::tensor::FloatTensor;
 #[derive(Debug)]
 struct FusedAttentionBackward {
     heads: usize,
+    mask: DropoutMask,
 }
 
 impl<B: FusedAttention> Backward<B, 1> for FusedAttentionBackward {
@@ -29,7 +31,7 @@ impl<B: FusedAttention> Backward<B, 1> for FusedAttentionBackward {
         let (qkv, weights) = ops.state;
         let qkv = checkpointer.retrieve_node_output::<B::FloatTensorPrimitive>(qkv);
         unary::<B, _>(ops.parents, ops.node, grads, |grad| {
-            B::fused_attention_backward(qkv, weights, grad, self.heads)
+            B::fused_attention_backward(qkv, weights, grad, self.heads, self.mask)
         });
     }
 }
@@ -38,17 +40,18 @@ impl<B: FusedAttention, C: CheckpointStrategy> FusedAttention for Autodiff<B, C>
     fn fused_attention(
         qkv: FloatTensor<Self>,
         heads: usize,
+        mask: DropoutMask,
     ) -> (FloatTensor<Self>, FloatTensor<Self>) {
-        let backward = FusedAttentionBackward { heads };
+        let backward = FusedAttentionBackward { heads, mask };
         match backward.prepare::<C>([qkv.node()]).compute_bound().stateful() {
             OpsKind::Tracked(mut prep) => {
                 let state = prep.checkpoint(&qkv);
-                let (attended, weights) = B::fused_attention(qkv.into_primitive(), heads);
+                let (attended, weights) = B::fused_attention(qkv.into_primitive(), heads, mask);
                 let attended = prep.finish((state, weights.clone()), attended);
                 (attended, Self::from_inner(weights))
             }
             OpsKind::UnTracked(prep) => {
-                let (attended, weights) = B::fused_attention(qkv.into_primitive(), heads);
+                let (attended, weights) = B::fused_attention(qkv.into_primitive(), heads, mask);
                 (prep.finish(attended), Self::from_inner(weights))
             }
         }
@@ -60,6 +63,7 @@ impl<B: FusedAttention, C: CheckpointStrategy> FusedAttention for Autodiff<B, C>
         _weights: FloatTensor<Self>,
         _grad: FloatTensor<Self>,
         _heads: usize,
+        _mask: DropoutMask,
     ) -> FloatTensor<Self> {
         unimplemented!("the fused attention has no second derivative")
     }

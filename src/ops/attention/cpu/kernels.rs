@@ -6,7 +6,12 @@
 //! key or value is ever copied out, the backward pass writes the three gradients back into one
 //! `[batch, tokens, 3·dim]` buffer, and the attended values land already in the `[batch,
 //! tokens, dim]` order the output projection reads. Images are spread over the CPU's cores.
+//!
+//! Attention dropout acts on the softmax weights before they weigh the values; its mask is
+//! recomputed in the backward pass from its seed ([`DropoutMask`]), so the saved weights stay
+//! the undropped ones the attention maps show.
 
+use crate::ops::cpu::dropout_mask::DropoutMask;
 use crate::ops::cpu::exp::exp_nonpositive;
 use crate::ops::cpu::product::Product;
 use crate::ops::cpu::simd::widest_simd;
@@ -44,13 +49,20 @@ impl AttentionShape {
     }
 }
 
-/// `attended = softmax(Q·Kᵀ/√d)·V` for every image and head, and the softmax weights.
+/// `attended = (softmax(Q·Kᵀ/√d) ⊙ mask)·V` for every image and head, and the softmax weights
+/// (without the mask, whose element `i` is that of `weights[i]`).
 ///
 /// # Shapes
 /// - qkv: `[batch, tokens, 3·dim]`
 /// - attended: `[batch, tokens, dim]`
 /// - weights: `[batch, heads, tokens, tokens]`
-pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights: &mut [f32]) {
+pub fn forward(
+    shape: AttentionShape,
+    mask: &DropoutMask,
+    qkv: &[f32],
+    attended: &mut [f32],
+    weights: &mut [f32],
+) {
     assert_eq!(qkv.len(), shape.qkv_len(), "qkv length");
     assert_eq!(attended.len(), shape.attended_len(), "attended length");
     assert_eq!(weights.len(), shape.weights_len(), "weights length");
@@ -63,8 +75,10 @@ pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights
     let images = qkv
         .chunks(tokens * row)
         .zip(attended.chunks_mut(tokens * dim))
-        .zip(weights.chunks_mut(heads * square));
-    parallel::for_each(images, |((qkv, attended), weights)| {
+        .zip(weights.chunks_mut(heads * square))
+        .enumerate();
+    parallel::for_each(images, |(image, ((qkv, attended), weights))| {
+        let mut dropped = if mask.is_none() { Vec::new() } else { vec![0.0f32; square] };
         for head in 0..heads {
             let query = qkv[head * head_dim..].as_ptr();
             let key = qkv[dim + head * head_dim..].as_ptr();
@@ -86,12 +100,19 @@ pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights
                 );
             }
             softmax_rows(probabilities, tokens);
+            let weighing = if mask.is_none() {
+                &*probabilities
+            } else {
+                dropped.copy_from_slice(probabilities);
+                mask.apply((image * heads + head) * square, &mut dropped);
+                &dropped[..]
+            };
             unsafe {
                 values.run(
                     attended[head * head_dim..].as_mut_ptr(),
                     (dim, 1),
                     false,
-                    probabilities.as_ptr(),
+                    weighing.as_ptr(),
                     (tokens, 1),
                     value,
                     (row, 1),
@@ -102,9 +123,10 @@ pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights
     });
 }
 
-/// The gradient of [`forward`]'s `attended` with respect to `qkv`, from the saved `qkv` and
-/// softmax `weights`:
-/// `∂V = Pᵀ·∂O`, `∂P = ∂O·Vᵀ`, `∂S = P ⊙ (∂P − rowsum(∂P ⊙ P)) / √d`, `∂Q = ∂S·K`, `∂K = ∂Sᵀ·Q`.
+/// The gradient of [`forward`]'s `attended` with respect to `qkv`, from the saved `qkv`, softmax
+/// `weights` and the forward pass's `mask` `M`:
+/// `∂V = (P⊙M)ᵀ·∂O`, `∂P = (∂O·Vᵀ) ⊙ M`, `∂S = P ⊙ (∂P − rowsum(∂P ⊙ P)) / √d`, `∂Q = ∂S·K`,
+/// `∂K = ∂Sᵀ·Q`.
 ///
 /// # Shapes
 /// - qkv, grad_qkv: `[batch, tokens, 3·dim]`
@@ -112,6 +134,7 @@ pub fn forward(shape: AttentionShape, qkv: &[f32], attended: &mut [f32], weights
 /// - grad_attended: `[batch, tokens, dim]`
 pub fn backward(
     shape: AttentionShape,
+    mask: &DropoutMask,
     qkv: &[f32],
     weights: &[f32],
     grad_attended: &[f32],
@@ -131,30 +154,40 @@ pub fn backward(
         .chunks(tokens * row)
         .zip(weights.chunks(heads * square))
         .zip(grad_attended.chunks(tokens * dim))
-        .zip(grad_qkv.chunks_mut(tokens * row));
-    parallel::for_each(images, |(((qkv, weights), grad_attended), grad_qkv)| {
+        .zip(grad_qkv.chunks_mut(tokens * row))
+        .enumerate();
+    parallel::for_each(images, |(image, (((qkv, weights), grad_attended), grad_qkv))| {
         let mut grad_scores = vec![0.0f32; square];
+        let mut dropped = if mask.is_none() { Vec::new() } else { vec![0.0f32; square] };
         for head in 0..heads {
             let offset = |part: usize| part * dim + head * head_dim;
             let (query, key, value) =
                 (qkv[offset(0)..].as_ptr(), qkv[offset(1)..].as_ptr(), qkv[offset(2)..].as_ptr());
             let probabilities = &weights[head * square..(head + 1) * square];
+            let mask_start = (image * heads + head) * square;
+            let weighing = if mask.is_none() {
+                probabilities
+            } else {
+                dropped.copy_from_slice(probabilities);
+                mask.apply(mask_start, &mut dropped);
+                &dropped[..]
+            };
             let grad_out = grad_attended[head * head_dim..].as_ptr();
             // SAFETY: as in `forward`; each head writes its own columns of grad_qkv and its
             // scratch `grad_scores`, never an input.
             unsafe {
-                // ∂V = Pᵀ·∂O
+                // ∂V = (P⊙M)ᵀ·∂O
                 to_values.run(
                     grad_qkv[offset(2)..].as_mut_ptr(),
                     (row, 1),
                     false,
-                    probabilities.as_ptr(),
+                    weighing.as_ptr(),
                     (1, tokens),
                     grad_out,
                     (dim, 1),
                     1.0,
                 );
-                // ∂P = ∂O·Vᵀ
+                // ∂(P⊙M) = ∂O·Vᵀ
                 to_probabilities.run(
                     grad_scores.as_mut_ptr(),
                     (tokens, 1),
@@ -166,6 +199,7 @@ pub fn backward(
                     1.0,
                 );
             }
+            mask.apply(mask_start, &mut grad_scores); // ∂P
             softmax_backward_rows(&mut grad_scores, probabilities, tokens, shape.scale());
             unsafe {
                 // ∂Q = ∂S·K
@@ -236,8 +270,9 @@ mod tests {
 
     const SHAPE: AttentionShape = AttentionShape { batch: 3, tokens: 5, heads: 2, head_dim: 4 };
 
-    /// The textbook formula, one image and head at a time, in f64.
-    fn reference(shape: AttentionShape, qkv: &[f32]) -> (Vec<f64>, Vec<f64>) {
+    /// The textbook formula, one image and head at a time, in f64, the weights that weigh the
+    /// values scaled by `mask`.
+    fn reference(shape: AttentionShape, mask: &DropoutMask, qkv: &[f32]) -> (Vec<f64>, Vec<f64>) {
         let AttentionShape { batch, tokens, heads, head_dim } = shape;
         let dim = shape.dim();
         let at = |b: usize, t: usize, part: usize, h: usize, j: usize| {
@@ -260,10 +295,12 @@ mod tests {
                     let total: f64 = scores.iter().map(|s| (s - max).exp()).sum();
                     for s in 0..tokens {
                         let p = (scores[s] - max).exp() / total;
-                        weights[((b * heads + h) * tokens + t) * tokens + s] = p;
+                        let index = ((b * heads + h) * tokens + t) * tokens + s;
+                        weights[index] = p;
+                        let weight = p * mask.factor(index) as f64;
                         for j in 0..head_dim {
                             attended[(b * tokens + t) * dim + h * head_dim + j] +=
-                                p * at(b, s, 2, h, j);
+                                weight * at(b, s, 2, h, j);
                         }
                     }
                 }
@@ -278,33 +315,46 @@ mod tests {
         }
     }
 
-    fn run_forward(qkv: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    fn run_forward(mask: &DropoutMask, qkv: &[f32]) -> (Vec<f32>, Vec<f32>) {
         let (mut attended, mut weights) =
             (vec![0.0; SHAPE.attended_len()], vec![0.0; SHAPE.weights_len()]);
-        forward(SHAPE, qkv, &mut attended, &mut weights);
+        forward(SHAPE, mask, qkv, &mut attended, &mut weights);
         (attended, weights)
+    }
+
+    /// Without dropout, and with a mask that drops a third of the weights.
+    fn masks() -> [DropoutMask; 2] {
+        [DropoutMask::NONE, DropoutMask::new(1.0 / 3.0, 5)]
     }
 
     #[test]
     fn forward_matches_the_textbook_formula() {
         let qkv = random_values(SHAPE.qkv_len(), 1, 1.0);
-        let (attended, weights) = run_forward(&qkv);
-        let (expected_attended, expected_weights) = reference(SHAPE, &qkv);
-        assert_close(&attended, &expected_attended, 1e-5, "attended");
-        assert_close(&weights, &expected_weights, 1e-6, "weights");
+        for mask in masks() {
+            let (attended, weights) = run_forward(&mask, &qkv);
+            let (expected_attended, expected_weights) = reference(SHAPE, &mask, &qkv);
+            assert_close(&attended, &expected_attended, 1e-5, "attended");
+            assert_close(&weights, &expected_weights, 1e-6, "weights");
+        }
     }
 
     /// Each analytic gradient element matches a central difference of `Σ attended · upstream`.
     #[test]
     fn backward_matches_finite_differences() {
+        for mask in masks() {
+            backward_matches_finite_differences_with(&mask);
+        }
+    }
+
+    fn backward_matches_finite_differences_with(mask: &DropoutMask) {
         let qkv = random_values(SHAPE.qkv_len(), 2, 1.0);
         let upstream = random_values(SHAPE.attended_len(), 3, 1.0);
-        let (_, weights) = run_forward(&qkv);
+        let (_, weights) = run_forward(mask, &qkv);
         let mut grad = vec![f32::NAN; SHAPE.qkv_len()];
-        backward(SHAPE, &qkv, &weights, &upstream, &mut grad);
+        backward(SHAPE, mask, &qkv, &weights, &upstream, &mut grad);
 
         let loss = |qkv: &[f32]| -> f64 {
-            let (attended, _) = reference(SHAPE, qkv);
+            let (attended, _) = reference(SHAPE, mask, qkv);
             attended.iter().zip(&upstream).map(|(a, &u)| a * u as f64).sum()
         };
         let step = 1e-3;

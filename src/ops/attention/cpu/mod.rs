@@ -6,11 +6,12 @@
 //! a softmax of five passes with a backward pass each, 1,024 small batched products per block
 //! at batch 256, and a slice-and-assign of a zeroed buffer for each of the three gradients.
 //! [`kernels`] does it in one pass per head over strided views, with a hand-written backward
-//! ([`autodiff`]).
+//! ([`autodiff`]), attention dropout included.
 
 mod autodiff;
 pub mod kernels;
 
+use crate::ops::cpu::dropout_mask::DropoutMask;
 use crate::ops::cpu::tensor as cpu_tensor;
 use burn::backend::flex::FlexTensor;
 use burn::backend::tensor::FloatTensor;
@@ -22,17 +23,20 @@ use kernels::AttentionShape;
 #[backend_extension(Flex, Autodiff)]
 pub trait FusedAttention: Backend {
     /// `qkv [batch, tokens, 3·dim]` → `(attended [batch, tokens, dim], weights [batch, heads,
-    /// tokens, tokens])`. The weights carry no gradient.
+    /// tokens, tokens])`, `mask` applied to the weights before they weigh the values. The
+    /// weights (returned without the mask) carry no gradient.
     fn fused_attention(
         qkv: FloatTensor<Self>,
         heads: usize,
+        mask: DropoutMask,
     ) -> (FloatTensor<Self>, FloatTensor<Self>);
-    /// `∂qkv` from `∂attended`, the saved `qkv` and the forward pass's `weights`.
+    /// `∂qkv` from `∂attended`, the saved `qkv`, the forward pass's `weights` and its `mask`.
     fn fused_attention_backward(
         qkv: FloatTensor<Self>,
         weights: FloatTensor<Self>,
         grad: FloatTensor<Self>,
         heads: usize,
+        mask: DropoutMask,
     ) -> FloatTensor<Self>;
 }
 
@@ -40,12 +44,13 @@ impl FusedAttention for Flex {
     fn fused_attention(
         qkv: FloatTensor<Self>,
         heads: usize,
+        mask: DropoutMask,
     ) -> (FloatTensor<Self>, FloatTensor<Self>) {
         let shape = attention_shape(&qkv, heads);
         let qkv = cpu_tensor::contiguous(qkv);
         let mut attended = cpu_tensor::zeros(shape.attended_len());
         let mut weights = cpu_tensor::zeros(shape.weights_len());
-        kernels::forward(shape, cpu_tensor::values(&qkv), &mut attended, &mut weights);
+        kernels::forward(shape, &mask, cpu_tensor::values(&qkv), &mut attended, &mut weights);
         let AttentionShape { batch, tokens, heads, .. } = shape;
         (
             cpu_tensor::from_values(attended, [batch, tokens, shape.dim()]),
@@ -58,6 +63,7 @@ impl FusedAttention for Flex {
         weights: FloatTensor<Self>,
         grad: FloatTensor<Self>,
         heads: usize,
+        mask: DropoutMask,
     ) -> FloatTensor<Self> {
         let shape = attention_shape(&qkv, heads);
         let (qkv, weights, grad) = (
@@ -68,6 +74,7 @@ impl FusedAttention for Flex {
         let mut grad_qkv = cpu_tensor::zeros(shape.qkv_len());
         kernels::backward(
             shape,
+            &mask,
             cpu_tensor::values(&qkv),
             cpu_tensor::values(&weights),
             cpu_tensor::values(&grad),
@@ -84,12 +91,13 @@ fn attention_shape(qkv: &FlexTensor, heads: usize) -> AttentionShape {
     AttentionShape { batch: dims[0], tokens: dims[1], heads, head_dim: dims[2] / (3 * heads) }
 }
 
-/// `softmax(Q·Kᵀ/√d)·V` per head through [`FusedAttention`], with the softmax weights.
+/// `(softmax(Q·Kᵀ/√d) ⊙ mask)·V` per head through [`FusedAttention`], with the softmax weights.
 ///
 /// # Shapes
 /// - qkv: `[batch, tokens, 3·heads·head_dim]`
 /// - output: `([batch, tokens, heads·head_dim], [batch, heads, tokens, tokens])`
-pub fn fused_attention(qkv: Tensor<3>, heads: usize) -> (Tensor<3>, Tensor<4>) {
-    let (attended, weights) = <Dispatch as FusedAttention>::fused_attention(qkv.into_dispatch(), heads);
+pub fn fused_attention(qkv: Tensor<3>, heads: usize, mask: DropoutMask) -> (Tensor<3>, Tensor<4>) {
+    let (attended, weights) =
+        <Dispatch as FusedAttention>::fused_attention(qkv.into_dispatch(), heads, mask);
     (Tensor::from_dispatch(attended), Tensor::from_dispatch(weights))
 }
