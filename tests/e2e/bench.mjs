@@ -9,7 +9,7 @@
 // 20,000 images for BENCH_MINUTES (10) of wall time, on the path the page picks by measuring:
 // test accuracy at each epoch's end, and when it first reached 50 % and 55 %).
 // BENCH_THREADS (1,all) lists the CPU path's thread counts ("all": as many as the page plans),
-// BENCH_BATCHES (64,256) its batch sizes;
+// BENCH_BATCHES (64,256) its batch sizes; BENCH_PRESET (tiny) the model that trains;
 // BENCH_DATASET (data/curve/manifest.json, 2,000 training images, where present) is what trains.
 // BENCH_SECTIONS also takes "collection": BENCH_PHOTOS (2000) photographs of BENCH_MEGAPIXELS (12)
 // imported as a folder of four classes (the time, and the page's memory before and after, by
@@ -30,6 +30,7 @@ const ARGS = [
 ];
 const TRAIN_DATASET = process.env.BENCH_DATASET ?? "data/curve/manifest.json";
 const TRAIN_IMAGES = Number(process.env.BENCH_TRAIN_IMAGES ?? 2000);
+const PRESET = process.env.BENCH_PRESET ?? "tiny";
 // Served with the isolation headers, so that every page starts isolated at once rather than after
 // its service worker's first install (what tests/e2e/site.test.mjs checks).
 const server = await serve(DIST, { headers: ISOLATION });
@@ -117,6 +118,7 @@ try {
     await page.waitForSelector("#data-status[data-source]", { timeout: 600_000 });
     // A run waits for the start-up evaluation of the loaded weights (minutes on SwiftShader).
     await page.waitForSelector("#evaluation-summary[data-accuracy]", { timeout: 1_800_000 });
+    await page.selectOption("#recipe-form [name=preset]", PRESET);
     await page.fill("#recipe-form [name=epochs]", "1");
     await page.fill("#recipe-form [name=batch]", String(run.batch));
     const started = Date.now();
@@ -139,7 +141,7 @@ try {
     const last = await stepReached("data-read-step", target);
     print({ bench: "browser_train", compute: run.compute, adapter: await page.locator("#adapter").textContent(),
       threads: Number(await page.locator("#compute-threads").getAttribute("data-threads")),
-      batch: run.batch, steps: last.step,
+      preset: PRESET, batch: run.batch, steps: last.step,
       images_per_second: Number(await page.locator("#train-speed").getAttribute("data-images-per-second")),
       first_step_seconds: (first.at - started) / 1000,
       later_seconds_per_step: last.step > 1 ? (last.at - first.at) / 1000 / (last.step - 1) : null,
