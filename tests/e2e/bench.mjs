@@ -9,7 +9,8 @@
 // 20,000 images for BENCH_MINUTES (10) of wall time, on the path the page picks by measuring:
 // test accuracy at each epoch's end, and when it first reached 50 % and 55 %).
 // BENCH_THREADS (1,all) lists the CPU path's thread counts ("all": as many as the page plans),
-// BENCH_BATCHES (64,256) its batch sizes; BENCH_PRESET (tiny) the model that trains;
+// BENCH_BATCHES (64,256) its batch sizes, BENCH_STEPS (the whole epoch) its steps per run;
+// BENCH_PRESET (tiny) the model that trains;
 // BENCH_DATASET (data/curve/manifest.json, 2,000 training images, where present) is what trains.
 // BENCH_SECTIONS also takes "collection": BENCH_PHOTOS (2000) photographs of BENCH_MEGAPIXELS (12)
 // imported as a folder of four classes (the time, and the page's memory before and after, by
@@ -108,7 +109,7 @@ try {
   const threadCounts = (process.env.BENCH_THREADS ?? "1,all").split(",");
   const cpuBatches = (process.env.BENCH_BATCHES ?? "64,256").split(",").map(Number);
   const runs = [
-    ...cpuBatches.flatMap((batch) => threadCounts.map((threads) => ({ compute: "cpu", batch, threads }))),
+    ...cpuBatches.flatMap((batch) => threadCounts.map((threads) => ({ compute: "cpu", batch, threads, maxSteps: Number(process.env.BENCH_STEPS ?? Infinity) }))),
     { compute: "webgpu", batch: Number(process.env.WEBGPU_BATCH ?? 8), maxSteps: Number(process.env.WEBGPU_STEPS ?? 5) },
   ].filter((run) => sections.includes("train") && computePaths.includes(run.compute));
   for (const run of runs) {
