@@ -41,6 +41,8 @@ best-30         | --recipe best-10-epochs --epochs 30
 best-100        | --recipe best-10-epochs --epochs 100
 best-crop-30    | --recipe best-10-epochs --epochs 30 --augment crop
 best-crop-100   | --recipe best-10-epochs --epochs 100 --augment crop
+small-crop-30   | --recipe best-10-epochs --epochs 30 --augment crop --preset small
+small-crop-100  | --recipe best-10-epochs --epochs 100 --augment crop --preset small
 "
 flags_of() { echo "$VARIANTS" | awk -F'|' -v name="$1" '{gsub(/ +$/, "", $1)} $1 == name {print $2; found=1} END {exit !found}'; }
 names=("$@")
