@@ -62,6 +62,17 @@ impl DropoutMask {
         }
     }
 
+    /// `values` (elements `start..` of the masked tensor) with the mask applied: `values` itself
+    /// for [`NONE`](Self::NONE), else the products written into `scratch`.
+    pub fn applied<'a>(&self, start: usize, values: &'a [f32], scratch: &'a mut Vec<f32>) -> &'a [f32] {
+        if self.is_none() {
+            return values;
+        }
+        scratch.clear();
+        scratch.extend(values.iter().enumerate().map(|(offset, &value)| value * self.factor(start + offset)));
+        scratch
+    }
+
     /// The first `len` factors, written on the pool's threads.
     pub fn factors(&self, len: usize) -> Vec<f32> {
         let mut factors = vec![0.0; len];
@@ -134,6 +145,17 @@ mod tests {
         mask.apply(150, &mut block);
         let expected: Vec<f32> = whole[150..250].iter().map(|f| 2.0 * f).collect();
         assert_eq!(block, expected);
+    }
+
+    #[test]
+    fn applied_is_apply_into_a_scratch_buffer() {
+        let mask = DropoutMask::new(0.5, 4);
+        let values: Vec<f32> = (0..64).map(|i| i as f32).collect();
+        let mut expected = values.clone();
+        mask.apply(10, &mut expected);
+        let mut scratch = Vec::new();
+        assert_eq!(mask.applied(10, &values, &mut scratch), &expected[..]);
+        assert!(std::ptr::eq(DropoutMask::NONE.applied(10, &values, &mut scratch), &values[..]));
     }
 
     #[test]

@@ -78,7 +78,7 @@ pub fn forward(
         .zip(weights.chunks_mut(heads * square))
         .enumerate();
     parallel::for_each(images, |(image, ((qkv, attended), weights))| {
-        let mut dropped = if mask.is_none() { Vec::new() } else { vec![0.0f32; square] };
+        let mut dropped = Vec::new();
         for head in 0..heads {
             let query = qkv[head * head_dim..].as_ptr();
             let key = qkv[dim + head * head_dim..].as_ptr();
@@ -100,13 +100,7 @@ pub fn forward(
                 );
             }
             softmax_rows(probabilities, tokens);
-            let weighing = if mask.is_none() {
-                &*probabilities
-            } else {
-                dropped.copy_from_slice(probabilities);
-                mask.apply((image * heads + head) * square, &mut dropped);
-                &dropped[..]
-            };
+            let weighing = mask.applied((image * heads + head) * square, probabilities, &mut dropped);
             unsafe {
                 values.run(
                     attended[head * head_dim..].as_mut_ptr(),
@@ -158,20 +152,14 @@ pub fn backward(
         .enumerate();
     parallel::for_each(images, |(image, (((qkv, weights), grad_attended), grad_qkv))| {
         let mut grad_scores = vec![0.0f32; square];
-        let mut dropped = if mask.is_none() { Vec::new() } else { vec![0.0f32; square] };
+        let mut dropped = Vec::new();
         for head in 0..heads {
             let offset = |part: usize| part * dim + head * head_dim;
             let (query, key, value) =
                 (qkv[offset(0)..].as_ptr(), qkv[offset(1)..].as_ptr(), qkv[offset(2)..].as_ptr());
             let probabilities = &weights[head * square..(head + 1) * square];
             let mask_start = (image * heads + head) * square;
-            let weighing = if mask.is_none() {
-                probabilities
-            } else {
-                dropped.copy_from_slice(probabilities);
-                mask.apply(mask_start, &mut dropped);
-                &dropped[..]
-            };
+            let weighing = mask.applied(mask_start, probabilities, &mut dropped);
             let grad_out = grad_attended[head * head_dim..].as_ptr();
             // SAFETY: as in `forward`; each head writes its own columns of grad_qkv and its
             // scratch `grad_scores`, never an input.
