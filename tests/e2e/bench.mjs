@@ -108,8 +108,9 @@ try {
   // 3. Training throughput through the page's worker, on each path.
   const threadCounts = (process.env.BENCH_THREADS ?? "1,all").split(",");
   const cpuBatches = (process.env.BENCH_BATCHES ?? "64,256").split(",").map(Number);
+  const cpuSteps = Number(process.env.BENCH_STEPS ?? Infinity);
   const runs = [
-    ...cpuBatches.flatMap((batch) => threadCounts.map((threads) => ({ compute: "cpu", batch, threads, maxSteps: Number(process.env.BENCH_STEPS ?? Infinity) }))),
+    ...cpuBatches.flatMap((batch) => threadCounts.map((threads) => ({ compute: "cpu", batch, threads, maxSteps: cpuSteps }))),
     { compute: "webgpu", batch: Number(process.env.WEBGPU_BATCH ?? 8), maxSteps: Number(process.env.WEBGPU_STEPS ?? 5) },
   ].filter((run) => sections.includes("train") && computePaths.includes(run.compute));
   for (const run of runs) {
