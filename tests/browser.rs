@@ -11,7 +11,7 @@ use vit_web::inference::images_tensor;
 use vit_web::model::VitConfig;
 use vit_web::model::parity::{deterministic_images, deterministic_weights};
 use vit_web::ops::cpu::dropout_mask::DropoutMask;
-use vit_web::training::{OptimizerRecipe, Trainer};
+use vit_web::training::{Initialisation, OptimizerRecipe, Trainer, fresh_model};
 use vit_web::web::adapter::{adapter_summary, init_device};
 use wasm_bindgen_test::*;
 
@@ -134,6 +134,22 @@ async fn the_small_preset_trains_with_dropout_on_both_paths() {
         device.seed(1);
         let (first, last) = training_lowers_the_loss(device, VitConfig::small()).await;
         web_sys::console::log_1(&format!("{path} small preset loss {first} -> {last}").into());
+    }
+}
+
+/// The recipe's seed decides a fresh model's weights on either path, as the page's seed field
+/// promises: burn draws them from the device's random numbers, seeded by `fresh_model`.
+#[wasm_bindgen_test]
+async fn a_seed_decides_a_fresh_models_weights_on_both_paths() {
+    for (device, path) in [(webgpu().await, "WebGPU"), (Device::flex(), "wasm CPU")] {
+        let config = VitConfig::tiny();
+        let weights = async |seed| {
+            let model = fresh_model(&config, Initialisation::Default, seed, &device);
+            read(model.blocks[0].attention.qkv.weight.val().flatten(0, 1)).await
+        };
+        let first = weights(5).await;
+        assert!(first == weights(5).await, "{path}: seed 5 gave two different models");
+        assert!(first != weights(6).await, "{path}: seeds 5 and 6 gave the same model");
     }
 }
 

@@ -82,9 +82,12 @@ struct Target {
     diagonal: f64,
 }
 
-/// A fresh model of `config` on `device`, initialised as `init` says; `seed` draws the mimetic
-/// factors (burn's own initialisation takes the device's seed).
+/// A fresh model of `config` on `device`, initialised as `init` says. `seed` decides every
+/// weight: it seeds the device for burn's own initialisation (which draws from the device's
+/// random numbers, else seeded from the system's entropy) and draws the mimetic factors. The
+/// device's random numbers after it, the run's dropout masks, follow from the seed too.
 pub fn fresh_model(config: &VitConfig, init: Initialisation, seed: u64, device: &Device) -> VisionTransformer {
+    device.seed(seed);
     let mut model = config.init(device);
     if init.mimetic_attention() {
         let mut rng = Pcg32::new(seed, MIMETIC_STREAM);
@@ -203,14 +206,17 @@ mod tests {
         }
     }
 
-    /// The seed decides the factors; the default initialisation leaves no such diagonal.
+    /// The seed decides every weight, burn's initialisation's as well as the mimetic factors; the
+    /// default initialisation leaves no diagonal.
     #[test]
     fn the_seed_decides_and_the_default_is_burns() {
         let device = Device::flex();
         let config = VitConfig::tiny();
         let first_qkv = |init, seed| weights(fresh_model(&config, init, seed, &device).blocks[0].attention.qkv.weight.val());
-        assert_eq!(first_qkv(Initialisation::Mimetic, 1), first_qkv(Initialisation::Mimetic, 1));
-        assert_ne!(first_qkv(Initialisation::Mimetic, 1), first_qkv(Initialisation::Mimetic, 2));
+        for init in [Initialisation::Default, Initialisation::Mimetic] {
+            assert_eq!(first_qkv(init, 1), first_qkv(init, 1), "{init:?}");
+            assert_ne!(first_qkv(init, 1), first_qkv(init, 2), "{init:?}");
+        }
         let plain = first_qkv(Initialisation::Default, 1);
         let product = plain.columns(0, config.head_dim()) * plain.columns(config.embed_dim, config.head_dim()).transpose();
         assert!(diagonal_mean(&product).abs() < 0.05, "{}", diagonal_mean(&product));

@@ -178,6 +178,27 @@ test("training goes on in a hidden tab, the title shows its progress, and coming
   await page.close();
 });
 
+test("the recipe's seed decides a run: the same seed in two tabs trains to the same figures", async () => {
+  // Everything random in a run follows from the seed field: burn's initial weights, the batches,
+  // the augmentation (and dropout, in the small preset).
+  const epochFigures = async () => {
+    const page = await shared.browser.newPage();
+    await page.goto(`${shared.server.url}${SMALL}&seed=7`);
+    await datasetReady(page);
+    await page.fill("#recipe-form [name=epochs]", "1");
+    await page.fill("#recipe-form [name=batch]", "64");
+    await page.click("#train-start");
+    await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
+    // Train loss and accuracy, test loss and accuracy (then the speed, which may differ).
+    const cells = await page.$$eval("#epoch-table tbody tr td", (cells) => cells.map((cell) => cell.textContent));
+    await page.close();
+    return cells.slice(1, 5);
+  };
+  const first = await epochFigures();
+  assert.equal(first.length, 4);
+  assert.deepEqual(await epochFigures(), first);
+});
+
 test("the time-budget recipe fits its epochs to the speed measured in this browser", async () => {
   const context = await shared.browser.newContext();
   const page = await context.newPage();
