@@ -2,7 +2,8 @@
 # The recipe search behind docs/recipes.md, rerunnable from the archive: each variant is one native
 # `train` run on the first 20,000 training records, tested on all 10,000 test images after every
 # epoch. A run's metrics land in runs/recipes/NAME.json (a run already there is not repeated) and
-# every run asked for is printed as one per-epoch table at the end.
+# every run asked for is printed as one per-epoch table at the end. A run stopped midway leaves its
+# checkpoint (runs/recipes/NAME.vitckpt): the same command continues it after its last epoch.
 #   scripts/recipes.sh                  the variants below (4-6 minutes per 10 epochs on two cores)
 #   scripts/recipes.sh best-s0 best-s1  the ones named
 #   scripts/recipes.sh --list           their names and flags
@@ -60,7 +61,9 @@ for name in "${names[@]}"; do
     [ -f "$out" ] && continue
     echo "== $name: train$(flags_of "$name")" >&2
     # shellcheck disable=SC2046 # the flags split into words on purpose
-    "$train" --archive "$CIFAR10_ARCHIVE" $(flags_of "$name") --metrics "$out.part" --out "runs/recipes/$name.safetensors" >&2
+    "$train" --archive "$CIFAR10_ARCHIVE" $(flags_of "$name") --metrics "$out.part" --out "runs/recipes/$name.safetensors" \
+        --checkpoint "runs/recipes/$name.vitckpt" >&2
     mv "$out.part" "$out"
+    rm "runs/recipes/$name.vitckpt"
 done
 python3 scripts/recipe_table.py "${names[@]/#/runs/recipes/}"

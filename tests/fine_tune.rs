@@ -270,3 +270,53 @@ fn train_fine_tunes_an_image_folder_into_a_weight_file_that_names_its_classes() 
     assert!(message.contains("there are no class folders: the 30 files found"), "{message}");
     let _ = std::fs::remove_dir_all(root);
 }
+
+/// `train --checkpoint`, stopped after an epoch and rerun with the same flags, continues where it
+/// stopped and ends with the figures of a run that was never stopped; a checkpoint of another
+/// recipe is refused with a message.
+#[test]
+fn train_continues_a_stopped_run_from_its_checkpoint_as_if_it_never_stopped() {
+    use std::ffi::OsStr;
+    use std::process::{Command, Output};
+    use vit_web::training::Checkpoint;
+    let root = picture_folder("resume");
+    let checkpoint = root.join("run.vitckpt");
+    let train = |extra: &[&OsStr]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_train"));
+        command.args(["--image-folder".as_ref(), root.as_os_str(), "--fine-tune".as_ref(), "whole".as_ref(), "--epochs".as_ref(), "4".as_ref()]);
+        command.args(extra);
+        command
+    };
+    // Per epoch: train loss and accuracy, test loss and accuracy (not the timings).
+    let figures = |output: &Output| -> Vec<[serde_json::Value; 4]> {
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+        let history = stdout.lines().find_map(|line| line.strip_prefix("history   ")).expect("the history is printed");
+        let epochs: Vec<serde_json::Value> = serde_json::from_str(history).unwrap();
+        epochs.iter().map(|epoch| ["train_loss", "train_accuracy", "test_loss", "test_accuracy"].map(|key| epoch[key].clone())).collect()
+    };
+    let straight = figures(&train(&[]).output().unwrap());
+    assert_eq!(straight.len(), 4);
+
+    // Stopped (killed) as soon as its first checkpoint is in place.
+    let mut stopped = train(&["--checkpoint".as_ref(), checkpoint.as_os_str()]).stdout(std::process::Stdio::null()).spawn().unwrap();
+    while !checkpoint.exists() {
+        assert!(stopped.try_wait().unwrap().is_none(), "the run ended before writing a checkpoint");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    stopped.kill().unwrap();
+    stopped.wait().unwrap();
+    let saved = Checkpoint::decode(&std::fs::read(&checkpoint).unwrap()).expect("the checkpoint is whole");
+    assert!(saved.epochs_done < 4, "stopped before the end (after epoch {})", saved.epochs_done);
+
+    let resumed = train(&["--checkpoint".as_ref(), checkpoint.as_os_str()]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(stdout.contains(&format!("after epoch {} of 4", saved.epochs_done)), "{stdout}");
+    assert_eq!(figures(&resumed), straight, "the same weights, batches, schedule and AdamW moments");
+
+    let other = train(&["--checkpoint".as_ref(), checkpoint.as_os_str(), "--lr".as_ref(), "3e-3".as_ref()]).output().unwrap();
+    assert!(!other.status.success());
+    let message = String::from_utf8_lossy(&other.stderr);
+    assert!(message.contains("holds a run of another recipe"), "{message}");
+    let _ = std::fs::remove_dir_all(root);
+}

@@ -7,7 +7,8 @@
 //!     --out weights/vit-tiny.safetensors [recipe flags: see --help]
 //! ```
 //! Shows a progress bar per epoch on a terminal, prints one line per epoch and, at the end, the
-//! per-epoch table as JSON.
+//! per-epoch table as JSON. With `--checkpoint FILE` a run survives being stopped: rerun with the
+//! same flags, it continues after its last finished epoch.
 //!
 //! With `--image-folder DIR` it fine-tunes instead, as the page does with a person's own classes:
 //! a folder per class (torchvision's ImageFolder layout), a share of each held out to test on,
@@ -48,7 +49,7 @@ mod native {
     use vit_web::data::ImageSet;
     use vit_web::data::image_folder::{DEFAULT_HELD_OUT, read_image_folder, split_held_out};
     use vit_web::model::VisionTransformer;
-    use vit_web::training::{Trainable, TrainingRecipe, TrainingSession, fresh_model};
+    use vit_web::training::{Checkpoint, Trainable, TrainingRecipe, TrainingSession, fresh_model};
     use vit_web::viz::confusion::ConfusionMatrix;
     use vit_web::weights::{from_safetensors, to_safetensors};
 
@@ -82,6 +83,11 @@ mod native {
         /// Where the weights go (safetensors), rewritten after every epoch
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// The run's checkpoint (weights, AdamW's state, progress and metrics; the page's format),
+        /// rewritten after every epoch. If the file exists, the run continues from it: an
+        /// interrupted run, rerun with the same flags, picks up after its last finished epoch
+        #[arg(long, value_name = "FILE")]
+        checkpoint: Option<PathBuf>,
         /// The recipe and the per-epoch (and logged steps') metrics as JSON, written at the end
         #[arg(long, value_name = "FILE")]
         metrics: Option<PathBuf>,
@@ -141,12 +147,22 @@ mod native {
         println!("recipe    {}", serde_json::to_string(&recipe).expect("recipes serialise"));
         println!("backend   {}", arguments.backend.backend.name());
         let test_labels = test.labels.clone();
-        let mut session = TrainingSession::new(recipe.clone(), model, train, test, &device)
-            .map_err(|error| error.to_string())?
-            .with_log_every(20)
-            .with_data_description(data_json)
-            .with_class_names(class_names.clone())
-            .with_base_description(base_json);
+        let saved = match &arguments.checkpoint {
+            Some(path) if path.exists() => Some((path, read_checkpoint(path, &recipe)?)),
+            _ => None,
+        };
+        let mut session = match saved {
+            Some((path, checkpoint)) => {
+                println!("resumed   {} after epoch {} of {}", path.display(), checkpoint.epochs_done, recipe.epochs);
+                TrainingSession::resume(&checkpoint, train, test, &device).map_err(|error| format!("{}: {error}", path.display()))?
+            }
+            None => TrainingSession::new(recipe.clone(), model, train, test, &device)
+                .map_err(|error| error.to_string())?
+                .with_data_description(data_json)
+                .with_class_names(class_names.clone())
+                .with_base_description(base_json),
+        }
+        .with_log_every(20);
         println!("epoch  train loss  train acc  test loss  test acc   img/s   seconds");
         while !session.is_done() {
             let started = Instant::now();
@@ -169,6 +185,10 @@ mod native {
             // Written after every epoch, so an interrupted run still leaves its last good weights.
             if let Some(path) = &arguments.out {
                 save(path, &session)?;
+            }
+            if let Some(path) = &arguments.checkpoint {
+                let checkpoint = pollster::block_on(session.checkpoint(true)).map_err(|error| error.to_string())?;
+                write_atomically(path, &checkpoint.encode())?;
             }
         }
         if arguments.image_folder.is_some()
@@ -262,12 +282,34 @@ mod native {
         })
     }
 
+    /// A checkpoint this run can continue from: one of the same recipe, which the flags give.
+    fn read_checkpoint(path: &Path, recipe: &TrainingRecipe) -> Result<Checkpoint, String> {
+        let checkpoint = Checkpoint::decode(&read(path)?).map_err(|error| format!("{}: {error}", path.display()))?;
+        if checkpoint.recipe != *recipe {
+            return Err(format!(
+                "{} holds a run of another recipe ({}): give that run's flags to continue it, or another --checkpoint file",
+                path.display(),
+                serde_json::to_string(&checkpoint.recipe).expect("recipes serialise")
+            ));
+        }
+        Ok(checkpoint)
+    }
+
     fn save(path: &Path, session: &TrainingSession) -> Result<(), String> {
         let bytes = to_safetensors(session.last_good_model(), &session.weight_info()).map_err(|error| error.to_string())?;
+        write_atomically(path, &bytes)
+    }
+
+    /// Writes beside `path` and renames over it, so an interruption never leaves half a file where
+    /// the last good one was.
+    fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
         if let Some(folder) = path.parent().filter(|folder| !folder.as_os_str().is_empty()) {
             std::fs::create_dir_all(folder).map_err(|error| format!("{}: {error}", folder.display()))?;
         }
-        std::fs::write(path, bytes).map_err(|error| format!("{}: {error}", path.display()))
+        let mut partial = path.as_os_str().to_owned();
+        partial.push(".part");
+        std::fs::write(&partial, bytes).map_err(|error| format!("{}: {error}", path.display()))?;
+        std::fs::rename(&partial, path).map_err(|error| format!("{}: {error}", path.display()))
     }
 
     #[cfg(test)]

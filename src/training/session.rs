@@ -157,6 +157,8 @@ impl TrainingSession {
                 trainer
             }
         };
+        // Dropout masks from here on: reproducible from the seed, and not the first epoch's again.
+        device.seed(recipe.seed ^ (checkpoint.epochs_done as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut session =
             Self::new(recipe, trainer.model().clone(), train, test, device).map_err(|error| problem(error.to_string()))?;
         session.trainer = trainer;
