@@ -13,6 +13,7 @@ use crate::data::rng::Pcg32;
 use crate::data::ImageSet;
 use crate::inference::Prediction;
 use crate::model::{VisionTransformer, VitConfig};
+use crate::ops::cpu::dropout_mask::splitmix64;
 use crate::weights::{WeightFileInfo, from_safetensors, inspect_safetensors, to_safetensors_async};
 
 /// Images per evaluation batch: large enough to amortise dispatch, small enough that one
@@ -158,7 +159,7 @@ impl TrainingSession {
             }
         };
         // Dropout masks from here on: reproducible from the seed, and not the first epoch's again.
-        device.seed(recipe.seed ^ (checkpoint.epochs_done as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        device.seed(splitmix64(recipe.seed, checkpoint.epochs_done as u64));
         let mut session =
             Self::new(recipe, trainer.model().clone(), train, test, device).map_err(|error| problem(error.to_string()))?;
         session.trainer = trainer;

@@ -86,9 +86,10 @@ impl DropoutMask {
     }
 }
 
-/// SplitMix64's output number `index` (from 0) for the generator seeded with `seed`.
+/// SplitMix64's output number `index` (from 0) for the generator seeded with `seed`: also how a
+/// resumed training session derives its device seed from (seed, epoch).
 #[inline(always)]
-fn splitmix64(seed: u64, index: u64) -> u64 {
+pub(crate) fn splitmix64(seed: u64, index: u64) -> u64 {
     let mut bits = seed.wrapping_add(index.wrapping_add(1).wrapping_mul(GAMMA));
     bits = (bits ^ (bits >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     bits = (bits ^ (bits >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
