@@ -125,7 +125,8 @@ mod native {
     struct Start {
         train: ImageSet,
         test: ImageSet,
-        model: VisionTransformer,
+        /// `None`: a fresh model of the recipe's preset, built only when no checkpoint continues.
+        model: Option<VisionTransformer>,
         recipe: TrainingRecipe,
         class_names: Vec<String>,
         data_json: String,
@@ -141,7 +142,7 @@ mod native {
         device.seed(recipe.seed);
         let start = match &arguments.image_folder {
             Some(folder) => fine_tuning_start(&arguments, folder, recipe, &device)?,
-            None => cifar_start(&arguments, recipe, &device)?,
+            None => cifar_start(&arguments, recipe)?,
         };
         let Start { train, test, model, recipe, class_names, data_json, base_json } = start;
         println!("recipe    {}", serde_json::to_string(&recipe).expect("recipes serialise"));
@@ -156,11 +157,14 @@ mod native {
                 println!("resumed   {} after epoch {} of {}", path.display(), checkpoint.epochs_done, recipe.epochs);
                 TrainingSession::resume(&checkpoint, train, test, &device).map_err(|error| format!("{}: {error}", path.display()))?
             }
-            None => TrainingSession::new(recipe.clone(), model, train, test, &device)
-                .map_err(|error| error.to_string())?
-                .with_data_description(data_json)
-                .with_class_names(class_names.clone())
-                .with_base_description(base_json),
+            None => {
+                let model = model.unwrap_or_else(|| fresh_model(&recipe.preset.config(), recipe.init, recipe.seed, &device));
+                TrainingSession::new(recipe.clone(), model, train, test, &device)
+                    .map_err(|error| error.to_string())?
+                    .with_data_description(data_json)
+                    .with_class_names(class_names.clone())
+                    .with_base_description(base_json)
+            }
         }
         .with_log_every(20);
         println!("epoch  train loss  train acc  test loss  test acc   img/s   seconds");
@@ -234,7 +238,7 @@ mod native {
             "test": test.len(),
         });
         Ok(Start {
-            model: base.with_new_head(collection.class_names.len()),
+            model: Some(base.with_new_head(collection.class_names.len())),
             recipe: TrainingRecipe { preset, ..recipe },
             class_names: collection.class_names,
             data_json: data_json.to_string(),
@@ -244,8 +248,8 @@ mod native {
         })
     }
 
-    /// CIFAR-10's archive or the prepared dataset, and a fresh model.
-    fn cifar_start(arguments: &Arguments, recipe: TrainingRecipe, device: &Device) -> Result<Start, String> {
+    /// CIFAR-10's archive or the prepared dataset; the model starts fresh.
+    fn cifar_start(arguments: &Arguments, recipe: TrainingRecipe) -> Result<Start, String> {
         let (dataset, source) = match (&arguments.dataset, &arguments.archive.archive) {
             (Some(path), _) => {
                 let bytes = read(path)?;
@@ -272,7 +276,7 @@ mod native {
             "test": format!("first {}", test.len()),
         });
         Ok(Start {
-            model: fresh_model(&recipe.preset.config(), recipe.init, recipe.seed, device),
+            model: None,
             recipe,
             class_names: Vec::new(),
             data_json: data_json.to_string(),
