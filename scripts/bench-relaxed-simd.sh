@@ -35,43 +35,10 @@ PYTHON
 }
 cp -r "$(source_of gemm-f32)" "$work/gemm-f32"
 cp -r "$(source_of macerator)" "$work/macerator"
-replace "$work/gemm-f32/src/microkernel.rs" "            add(c, mul(a, b))
-        }
-
-        #[inline(always)]
-        pub unsafe fn scalar_mul(lhs: T, rhs: T) -> T {
-            lhs * rhs
-        }
-
-        #[inline(always)]
-        pub unsafe fn scalar_add(lhs: T, rhs: T) -> T {
-            lhs + rhs
-        }
-
-        #[inline(always)]
-        pub unsafe fn scalar_mul_add(a: T, b: T, c: T) -> T {
-            a * b + c
-        }
-
-        microkernel!([\"simd128\"]" "            transmute(f32x4_relaxed_madd(transmute(a), transmute(b), transmute(c)))
-        }
-
-        #[inline(always)]
-        pub unsafe fn scalar_mul(lhs: T, rhs: T) -> T {
-            lhs * rhs
-        }
-
-        #[inline(always)]
-        pub unsafe fn scalar_add(lhs: T, rhs: T) -> T {
-            lhs + rhs
-        }
-
-        #[inline(always)]
-        pub unsafe fn scalar_mul_add(a: T, b: T, c: T) -> T {
-            a * b + c
-        }
-
-        microkernel!([\"simd128\"]"
+# The wasm kernel's multiply-add (the only `add(c, mul(a, b))` in the file: the other
+# architectures fuse already).
+replace "$work/gemm-f32/src/microkernel.rs" "add(c, mul(a, b))" \
+    "transmute(f32x4_relaxed_madd(transmute(a), transmute(b), transmute(c)))"
 replace "$work/macerator/src/backend/wasm32.rs" "        fn run_vectorized<F: NullaryFnOnce>(f: F) -> F::Output {
             Simd128Relaxed::run_vectorized(f)" "        unsafe fn run_vectorized<F: NullaryFnOnce>(f: F) -> F::Output {
             unsafe { Simd128Relaxed::run_vectorized(f) }"
