@@ -2,11 +2,21 @@
 // Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
 #![cfg(not(target_family = "wasm"))]
 
+use std::sync::{Mutex, MutexGuard};
+
 use burn::tensor::Device;
 use vit_web::data::ImageSet;
 use vit_web::data::rng::Pcg32;
-use vit_web::model::VitConfig;
+use vit_web::model::{Preset, VitConfig};
 use vit_web::training::{Checkpoint, TrainingRecipe, TrainingSession};
+
+/// burn's CPU device has one random-number generator for the whole process, which model
+/// initialisation and dropout draw from: the tests here take turns with it, so that one test's
+/// draws cannot land between another's `device.seed(…)` and its dropout masks.
+fn device_randomness() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 fn random_set(images: usize, seed: u64) -> ImageSet {
     let mut rng = Pcg32::new(seed, 7);
@@ -21,6 +31,7 @@ fn random_set(images: usize, seed: u64) -> ImageSet {
 
 #[test]
 fn a_session_runs_its_epochs_and_records_every_figure() {
+    let _turn = device_randomness();
     let device = Device::flex().autodiff();
     let recipe = TrainingRecipe { epochs: 2, batch_size: 16, ..TrainingRecipe::default() };
     let mut session = TrainingSession::new(recipe, VitConfig::tiny().init(&device), random_set(40, 1), random_set(24, 2), &device)
@@ -50,6 +61,7 @@ fn a_session_runs_its_epochs_and_records_every_figure() {
 
 #[test]
 fn an_invalid_recipe_is_refused_before_anything_runs() {
+    let _turn = device_randomness();
     let device = Device::flex().autodiff();
     let recipe = TrainingRecipe { batch_size: 0, ..TrainingRecipe::default() };
     let error = TrainingSession::new(recipe, VitConfig::tiny().init(&device), random_set(8, 1), random_set(8, 2), &device)
@@ -67,11 +79,22 @@ fn next_losses(session: &mut TrainingSession, steps: usize) -> Vec<f32> {
 
 #[test]
 fn a_resumed_run_takes_the_same_next_steps_as_one_that_went_straight_through() {
+    resumes_as_if_it_never_stopped(Preset::Tiny);
+}
+
+/// The `small` preset has dropout: its masks after a resume must be the ones an unbroken run draws.
+#[test]
+fn a_resumed_run_with_dropout_draws_the_masks_of_one_that_went_straight_through() {
+    resumes_as_if_it_never_stopped(Preset::Small);
+}
+
+fn resumes_as_if_it_never_stopped(preset: Preset) {
+    let _turn = device_randomness();
     let device = Device::flex().autodiff();
-    let recipe = TrainingRecipe { epochs: 3, batch_size: 16, ..TrainingRecipe::default() };
+    let recipe = TrainingRecipe { preset, epochs: 3, batch_size: 16, ..TrainingRecipe::default() };
     let (train, test) = (random_set(40, 1), random_set(24, 2));
     device.seed(5);
-    let mut straight = TrainingSession::new(recipe, VitConfig::tiny().init(&device), train.clone(), test.clone(), &device)
+    let mut straight = TrainingSession::new(recipe, preset.config().init(&device), train.clone(), test.clone(), &device)
         .unwrap()
         .with_log_every(1);
     while !straight.epoch_finished() {
@@ -108,6 +131,7 @@ fn a_loss_that_is_not_finite_stops_the_run_with_a_message() {
     use burn::module::Param;
     use burn::tensor::Tensor;
     use vit_web::training::TrainingError;
+    let _turn = device_randomness();
     let device = Device::flex().autodiff();
     let recipe = TrainingRecipe { epochs: 1, batch_size: 16, ..TrainingRecipe::default() };
     let mut model = VitConfig::tiny().init(&device);

@@ -30,6 +30,8 @@ pub struct TrainingSession {
     train: Arc<ImageSet>,
     test: Arc<ImageSet>,
     shuffler: EpochShuffler,
+    /// Reseeded at each epoch's start, for its dropout masks.
+    device: Device,
     order: Vec<usize>,
     /// 0-based epoch in progress.
     epoch: usize,
@@ -124,6 +126,7 @@ impl TrainingSession {
             train,
             test,
             shuffler,
+            device: device.clone(),
         };
         session.start_epoch();
         Ok(session)
@@ -158,8 +161,6 @@ impl TrainingSession {
                 trainer
             }
         };
-        // Dropout masks from here on: reproducible from the seed, and not the first epoch's again.
-        device.seed(splitmix64(recipe.seed, checkpoint.epochs_done as u64));
         let mut session =
             Self::new(recipe, trainer.model().clone(), train, test, device).map_err(|error| problem(error.to_string()))?;
         session.trainer = trainer;
@@ -242,9 +243,10 @@ impl TrainingSession {
         self
     }
 
-    /// Each epoch's order and augmentation depend only on (seed, epoch), so a resumed run sees
-    /// the same batches as one that went straight through.
+    /// Each epoch's order, augmentation and dropout masks depend only on (seed, epoch), so a
+    /// resumed run sees the same batches and masks as one that went straight through.
     fn start_epoch(&mut self) {
+        self.device.seed(splitmix64(self.recipe.seed, self.epoch as u64));
         self.order = self.shuffler.order(self.epoch as u64);
         self.augment_rng = Pcg32::new(self.recipe.seed, 1 + self.epoch as u64);
         self.batch_in_epoch = 0;

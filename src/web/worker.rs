@@ -484,7 +484,7 @@ async fn run_training(start: Start, compute: ComputePath) -> Result<bool, String
     let mut session = match start {
         Start::Fresh { recipe, weights } => {
             recipe.validate().map_err(|error| error.to_string())?;
-            // As the native trainer does: a new head's weights and dropout masks follow from the seed.
+            // As the native trainer does: a new head's weights follow from the seed.
             device.seed(recipe.seed);
             let config = VitConfig { classes: class_names.len(), ..recipe.preset.config() };
             let (model, base_json) = match weights {

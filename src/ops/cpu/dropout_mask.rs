@@ -87,7 +87,7 @@ impl DropoutMask {
 }
 
 /// SplitMix64's output number `index` (from 0) for the generator seeded with `seed`: also how a
-/// resumed training session derives its device seed from (seed, epoch).
+/// training session derives each epoch's device seed from (seed, epoch).
 #[inline(always)]
 pub(crate) fn splitmix64(seed: u64, index: u64) -> u64 {
     let mut bits = seed.wrapping_add(index.wrapping_add(1).wrapping_mul(GAMMA));
