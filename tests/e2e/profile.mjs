@@ -1,8 +1,9 @@
 // Where the page's training time goes, thread by thread: samples every worker of the page (the
 // training worker and its pool's web workers) with Chrome's profiler while it trains on the CPU
-// path, and prints each one's functions by their own time. Not a test, and not a benchmark: the
-// profiler slows the page, so read its shares, not its speed. What docs/performance.md's "One fork
-// per dense product" was found with.
+// path, and prints each one's functions by their own time, then the time one pool worker works
+// while the others wait, by operation. Not a test, and not a benchmark: the profiler slows the
+// page, so read its shares, not its speed. What docs/performance.md's "One fork per dense product"
+// and "Where the pool waits" were found with.
 //   node tests/e2e/profile.mjs
 // It trains on www/data/curve's 2,000 images, as scripts/bench.sh prepares them before building
 // the site. PROFILE_DIST (../../dist) is the site to serve; wasm function names need a build that keeps them:
@@ -77,6 +78,59 @@ async function attach(url) {
   return { send, targets, close: () => socket.close() };
 }
 
+/** A pool worker's frames that mean it has nothing to do. */
+const WAITING = /Condvar>::wait|wait_until_cold|find_work|::steal|lock_contended|^\(idle\)$|^\(program\)$/;
+
+/**
+ * Prints the time pool workers work while every other pool worker waits, by the operation of this
+ * project or of burn's CPU backend they work for: what keeps the pool from its full speed (a split
+ * whose last block is left to one thread, a thread woken late, work outside parallel operations).
+ */
+function oneHanded(profiles, names) {
+  if (profiles.length < 2) return;
+  const timelines = profiles.map((profile) => {
+    const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+    const parent = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id])));
+    const name = (id) => byId.get(id).callFrame.functionName.replace(/^(?:\$func|wasm-function\[)(\d+)\]?$/, (raw, index) => names.get(Number(index)) ?? raw);
+    const operation = (id) => {
+      for (let at = id; at !== undefined; at = parent.get(at)) {
+        const found = name(at).replace(/\[[0-9a-f]{16}\]/g, "").match(/(?:vit_web|burn_flex|burn_autodiff)::[\w:]*\w/);
+        if (found) return found[0];
+      }
+      return name(id) || "(anonymous)";
+    };
+    let time = profile.startTime;
+    return profile.samples.map((id, sample) => ({ time: (time += profile.timeDeltas[sample]), waiting: WAITING.test(name(id)), id, operation }));
+  });
+  // The sample of `timeline` in progress at `time` (samples are in time order).
+  const at = (timeline, time) => {
+    let [low, high] = [0, timeline.length - 1];
+    if (!timeline.length || time < timeline[0].time) return undefined;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      [low, high] = timeline[middle].time <= time ? [middle, high] : [low, middle - 1];
+    }
+    return timeline[low];
+  };
+  const alone = new Map();
+  let [total, aloneTotal] = [0, 0];
+  for (const [index, timeline] of timelines.entries()) {
+    const others = timelines.filter((_, other) => other !== index);
+    for (let sample = 1; sample < timeline.length; sample++) {
+      const { time, waiting, id, operation } = timeline[sample];
+      const micros = time - timeline[sample - 1].time;
+      total += micros;
+      if (waiting || !others.every((other) => at(other, time)?.waiting ?? true)) continue;
+      aloneTotal += micros;
+      const name = operation(id);
+      alone.set(name, (alone.get(name) ?? 0) + micros);
+    }
+  }
+  console.log(`\none pool worker at work while the others wait: ${(100 * aloneTotal / total).toFixed(1)} % of the pool's time`);
+  [...alone].sort((a, b) => b[1] - a[1]).slice(0, 12).forEach(([name, micros]) =>
+    console.log(`${(100 * micros / total).toFixed(1).padStart(5)} %  ${name}`));
+}
+
 const server = await serve(DIST, { headers: ISOLATION });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
@@ -124,6 +178,7 @@ try {
     [...self].sort((a, b) => b[1] - a[1]).slice(0, env("PROFILE_TOP", 25)).forEach(([name, micros]) =>
       console.log(`${(100 * micros / total).toFixed(1).padStart(5)} %  ${name.slice(0, 160)}`));
   }
+  oneHanded(profiles.filter((_, index) => workers[index][1].url.startsWith("blob:")).map(({ profile }) => profile), names);
   devtools.close();
 } finally {
   await browser.close();
