@@ -46,6 +46,12 @@ function wasmFunctionNames(bytes) {
   return names;
 }
 
+/** A profile frame's function name, with a wasm function's index replaced by its name where known. */
+const frameName = (functionName, names) => functionName.replace(/^(?:\$func|wasm-function\[)(\d+)\]?$/, (raw, index) => names.get(Number(index)) ?? raw);
+
+/** The page's own workers are scripts; the pool's web workers are blobs (wasm-bindgen-rayon). */
+const isPoolWorker = (url) => url.startsWith("blob:");
+
 const modules = await Promise.all(["vit-web_bg.wasm", "threads/vit-web_bg.wasm"].map(
   async (file) => wasmFunctionNames(await readFile(join(DIST, file)).catch(() => new Uint8Array(8)))));
 
@@ -91,7 +97,7 @@ function oneHanded(profiles, names) {
   const timelines = profiles.map((profile) => {
     const byId = new Map(profile.nodes.map((node) => [node.id, node]));
     const parent = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id])));
-    const name = (id) => byId.get(id).callFrame.functionName.replace(/^(?:\$func|wasm-function\[)(\d+)\]?$/, (raw, index) => names.get(Number(index)) ?? raw);
+    const name = (id) => frameName(byId.get(id).callFrame.functionName, names);
     const operation = (id) => {
       for (let at = id; at !== undefined; at = parent.get(at)) {
         const found = name(at).replace(/\[[0-9a-f]{16}\]/g, "").match(/(?:vit_web|burn_flex|burn_autodiff)::[\w:]*\w/);
@@ -167,18 +173,18 @@ try {
     const self = new Map();
     let total = 0;
     profile.samples.forEach((id, sample) => {
-      const name = nodes.get(id).replace(/^(?:\$func|wasm-function\[)(\d+)\]?$/, (raw, index) => names.get(Number(index)) ?? raw) || "(anonymous)";
+      const name = frameName(nodes.get(id), names) || "(anonymous)";
       const micros = profile.timeDeltas[sample] ?? 0;
       self.set(name, (self.get(name) ?? 0) + micros);
       total += micros;
     });
     const { url } = workers[index][1];
-    const label = url.startsWith("blob:") ? "a pool worker" : url.split("/").pop();
+    const label = isPoolWorker(url) ? "a pool worker" : url.split("/").pop();
     console.log(`\n${label}: ${(total / 1000).toFixed(0)} ms sampled`);
     [...self].sort((a, b) => b[1] - a[1]).slice(0, env("PROFILE_TOP", 25)).forEach(([name, micros]) =>
       console.log(`${(100 * micros / total).toFixed(1).padStart(5)} %  ${name.slice(0, 160)}`));
   }
-  oneHanded(profiles.filter((_, index) => workers[index][1].url.startsWith("blob:")).map(({ profile }) => profile), names);
+  oneHanded(profiles.filter((_, index) => isPoolWorker(workers[index][1].url)).map(({ profile }) => profile), names);
   devtools.close();
 } finally {
   await browser.close();
