@@ -4,15 +4,17 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use burn::nn::DropoutConfig;
 use burn::tensor::Device;
 use vit_web::data::ImageSet;
 use vit_web::data::rng::Pcg32;
 use vit_web::model::{Preset, VitConfig};
-use vit_web::training::{Checkpoint, TrainingRecipe, TrainingSession};
+use vit_web::ops::dropout::draw_mask;
+use vit_web::training::{Checkpoint, Initialisation, TrainingRecipe, TrainingSession, fresh_model};
 
 /// burn's CPU device has one random-number generator for the whole process, which model
 /// initialisation and dropout draw from: the tests here take turns with it, so that one test's
-/// draws cannot land between another's `device.seed(…)` and its dropout masks.
+/// draws cannot land between another's `device.seed(…)` and what it draws next.
 fn device_randomness() -> MutexGuard<'static, ()> {
     static TURN: Mutex<()> = Mutex::new(());
     TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -27,6 +29,36 @@ fn random_set(images: usize, seed: u64) -> ImageSet {
         set.push((index % 10) as u8, &pixels);
     }
     set
+}
+
+/// The seed decides every weight of a fresh model, burn's initialisation's as well as the
+/// mimetic factors.
+#[test]
+fn the_seed_decides_a_fresh_models_weights() {
+    let _turn = device_randomness();
+    let device = Device::flex();
+    let config = VitConfig::tiny();
+    let first_qkv = |init, seed| {
+        let model = fresh_model(&config, init, seed, &device);
+        model.blocks[0].attention.qkv.weight.val().into_data().try_to_vec::<f32>().expect("f32 weights")
+    };
+    for init in [Initialisation::Default, Initialisation::Mimetic] {
+        assert_eq!(first_qkv(init, 1), first_qkv(init, 1), "{init:?}");
+        assert_ne!(first_qkv(init, 1), first_qkv(init, 2), "{init:?}");
+    }
+}
+
+/// Each use of a dropout layer draws a new mask; a reseeded device draws the same ones again.
+#[test]
+fn dropout_masks_follow_the_devices_seed() {
+    let _turn = device_randomness();
+    let device = Device::flex().autodiff();
+    let layer = DropoutConfig::new(0.5).init();
+    device.seed(3);
+    let (first, second) = (draw_mask(&layer, &device), draw_mask(&layer, &device));
+    assert_ne!(first, second);
+    device.seed(3);
+    assert_eq!(draw_mask(&layer, &device), first);
 }
 
 #[test]
