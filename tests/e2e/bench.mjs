@@ -10,7 +10,7 @@
 // test accuracy at each epoch's end, and when it first reached 50 % and 55 %).
 // BENCH_THREADS (1,all) lists the CPU path's thread counts ("all": as many as the page plans),
 // BENCH_BATCHES (64,256) its batch sizes, BENCH_STEPS (the whole epoch) its steps per run;
-// BENCH_PRESET (tiny) the model that trains;
+// BENCH_PRESET (tiny) the model that trains; BENCH_TOGETHER (1) how many pages train at once;
 // BENCH_DATASET (data/curve/manifest.json, 2,000 training images, where present) is what trains.
 // BENCH_SECTIONS also takes "collection": BENCH_PHOTOS (2000) photographs of BENCH_MEGAPIXELS (12)
 // imported as a folder of four classes (the time, and the page's memory before and after, by
@@ -113,7 +113,19 @@ try {
     ...cpuBatches.flatMap((batch) => threadCounts.map((threads) => ({ compute: "cpu", batch, threads, maxSteps: cpuSteps }))),
     { compute: "webgpu", batch: Number(process.env.WEBGPU_BATCH ?? 8), maxSteps: Number(process.env.WEBGPU_STEPS ?? 5) },
   ].filter((run) => sections.includes("train") && computePaths.includes(run.compute));
+  // BENCH_TOGETHER=N trains N pages at once, each as one run would alone, all started together
+  // once every one is ready: N one-thread pages on N cores show what the cores give when nothing is
+  // shared but the machine (its caches, memory and clock), the bound on what one page's N threads
+  // can reach.
+  const together = Number(process.env.BENCH_TOGETHER ?? 1);
   for (const run of runs) {
+    const pages = await Promise.all(Array.from({ length: together }, () => openForTraining(run)));
+    const records = await Promise.all(pages.map((page) => timeTraining(page, run)));
+    for (const record of records) print(together > 1 ? { ...record, together } : record);
+  }
+
+  /** A page of its own for `run`, its data loaded and its form filled, ready to start. */
+  async function openForTraining(run) {
     const page = await browser.newPage();
     const threads = run.threads && run.threads !== "all" ? `&threads=${run.threads}` : "";
     await page.goto(`${server.url}?compute=${run.compute}${threads}&dataset=${TRAIN_DATASET}`);
@@ -123,6 +135,11 @@ try {
     await page.selectOption("#recipe-form [name=preset]", PRESET);
     await page.fill("#recipe-form [name=epochs]", "1");
     await page.fill("#recipe-form [name=batch]", String(run.batch));
+    return page;
+  }
+
+  /** Starts training on `page` and times it: its speed, as the page and the wall clock say. */
+  async function timeTraining(page, run) {
     const started = Date.now();
     await page.click("#train-start");
     const steps = Math.ceil(TRAIN_IMAGES / run.batch);
@@ -141,15 +158,16 @@ try {
     };
     const first = await stepReached(null, 1);
     const last = await stepReached("data-read-step", target);
-    print({ bench: "browser_train", compute: run.compute, adapter: await page.locator("#adapter").textContent(),
+    const record = { bench: "browser_train", compute: run.compute, adapter: await page.locator("#adapter").textContent(),
       threads: Number(await page.locator("#compute-threads").getAttribute("data-threads")),
       preset: PRESET, batch: run.batch, steps: last.step,
       images_per_second: Number(await page.locator("#train-speed").getAttribute("data-images-per-second")),
       first_step_seconds: (first.at - started) / 1000,
       later_seconds_per_step: last.step > 1 ? (last.at - first.at) / 1000 / (last.step - 1) : null,
-      wall_seconds: (Date.now() - started) / 1000 });
+      wall_seconds: (Date.now() - started) / 1000 };
     await page.click("#train-stop").catch(() => {});
     await page.close();
+    return record;
   }
 
   // 4. Time to accuracy: a named recipe on the page's dataset for BENCH_MINUTES of wall time, as a
