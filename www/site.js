@@ -5,6 +5,8 @@ const RELOADED = "vit-web.isolation-reload";
 /** Set while a reload finishes taking a new deployment (see `offer`). */
 const UPDATING = "vit-web.update-reload";
 const PARKED_AFTER_MS = 5000;
+/** Reloads a stalled switch may take before the page stops reloading and just waits for it. */
+const SWITCH_ATTEMPTS = 4;
 
 /** Whether the service worker controls the page, waiting for a first one to install (false if
  *  its install fails or takes over a minute: the page then starts without it). */
@@ -43,29 +45,32 @@ export async function startServiceWorker(onUpdate, onReady) {
   // sees no switch within a few seconds reloads, which ends its own requests, and the reloaded
   // page asks again and follows the switch. (The e2e test checks this path with a worker that
   // ignores the first request; a real stall was not caught again to watch it recover.)
+  // The reloaded page asks while it starts, when its own requests are in flight, so its ask can
+  // stall as well: it too reloads after a few seconds, up to SWITCH_ATTEMPTS times in all.
   const followSwitch = (then = () => {}) => navigator.serviceWorker.addEventListener("controllerchange", () => {
     then();
     location.reload();
   }, { once: true });
-  if (sessionStorage.getItem(UPDATING)) {
+  const askToSwitch = (worker, attempt) => {
+    const parked = attempt < SWITCH_ATTEMPTS && setTimeout(() => {
+      sessionStorage.setItem(UPDATING, String(attempt + 1));
+      location.reload();
+    }, PARKED_AFTER_MS);
+    followSwitch(() => clearTimeout(parked));
+    worker.postMessage("activate-update");
+  };
+  const attempt = Number(sessionStorage.getItem(UPDATING) ?? 0);
+  if (attempt) {
     sessionStorage.removeItem(UPDATING);
     if (registration.waiting) {
-      followSwitch();
-      registration.waiting.postMessage("activate-update");
+      askToSwitch(registration.waiting, attempt);
     } else {
       // It switched during the reload, perhaps after this page's old copy was served: once more.
       location.reload();
       return new Promise(() => {});
     }
   }
-  const offer = (worker) => onUpdate(() => {
-    const parked = setTimeout(() => {
-      sessionStorage.setItem(UPDATING, "1");
-      location.reload();
-    }, PARKED_AFTER_MS);
-    followSwitch(() => clearTimeout(parked));
-    worker.postMessage("activate-update");
-  });
+  const offer = (worker) => onUpdate(() => askToSwitch(worker, 1));
   // A new deployment's worker, once installed beside the one in charge (not the first one).
   const watch = (worker) => {
     if (!worker || !navigator.serviceWorker.controller) return;

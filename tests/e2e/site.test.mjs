@@ -121,12 +121,13 @@ test("a new deployment is offered and replaces the kept copy, even when its swit
     await page.waitForSelector("body[data-ready=true]", { timeout: 15 * MINUTES });
 
     // One whose switch stalls, as Chromium's can when a request reaches the old worker as it
-    // switches (here its worker ignores the first request to take over): the page reloads after a
-    // few seconds and the reloaded page completes the switch.
+    // switches (here its worker ignores the first two requests to take over): the page reloads
+    // after a few seconds, the reloaded page's request stalls too and it reloads again, and the
+    // page after that completes the switch.
     const HANDLER = `if (event.data === "activate-update") self.skipWaiting();`;
     const stalls = (code) => {
       assert.ok(code.includes(HANDLER), "sw.js takes over on request");
-      return code.replace(HANDLER, `if (event.data === "activate-update" && ++self.asked > 1) self.skipWaiting();`) + "\nself.asked = 0;\n";
+      return code.replace(HANDLER, `if (event.data === "activate-update" && ++self.asked > 2) self.skipWaiting();`) + "\nself.asked = 0;\n";
     };
     await redeploy(root, "third", (html) => html.replace("Second deployment", "Third deployment"), { worker: stalls });
     await page.reload();
