@@ -2,7 +2,7 @@
 // isolated on a host that sends no isolation headers (one reload, once the worker is in charge),
 // and hands a waiting new deployment to `onUpdate` with a function that switches to it.
 const RELOADED = "vit-web.isolation-reload";
-/** Set while a reload finishes taking a new deployment (see `offer`). */
+/** Set while a reload finishes taking a new deployment: which ask the reloaded page makes (see `askToSwitch`). */
 const UPDATING = "vit-web.update-reload";
 const PARKED_AFTER_MS = 5000;
 /** Reloads a stalled switch may take before the page stops reloading and just waits for it. */
@@ -43,10 +43,10 @@ export async function startServiceWorker(onUpdate, onReady) {
   // click that lands while the page is still starting (its training worker fetching the threaded
   // module) was seen to leave it waiting for minutes, asking again doing nothing. So a page that
   // sees no switch within a few seconds reloads, which ends its own requests, and the reloaded
-  // page asks again and follows the switch. (The e2e test checks this path with a worker that
-  // ignores the first request; a real stall was not caught again to watch it recover.)
-  // The reloaded page asks while it starts, when its own requests are in flight, so its ask can
-  // stall as well: it too reloads after a few seconds, up to SWITCH_ATTEMPTS times in all.
+  // page asks again and follows the switch. It asks while it starts, with its own requests in
+  // flight, so its ask can stall as well: it too reloads after a few seconds, up to
+  // SWITCH_ATTEMPTS asks in all. (The e2e test checks this path with a worker that ignores the
+  // first two asks; a real stall was not caught again to watch it recover.)
   const followSwitch = (then = () => {}) => navigator.serviceWorker.addEventListener("controllerchange", () => {
     then();
     location.reload();
