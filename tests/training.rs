@@ -8,9 +8,12 @@ use burn::nn::DropoutConfig;
 use burn::tensor::Device;
 use vit_web::data::ImageSet;
 use vit_web::data::rng::Pcg32;
+use vit_web::model::parity::deterministic_weights;
 use vit_web::model::{Preset, VitConfig};
 use vit_web::ops::dropout::draw_mask;
-use vit_web::training::{Checkpoint, Initialisation, TrainingRecipe, TrainingSession, fresh_model};
+use vit_web::training::{
+    Checkpoint, Initialisation, OptimizerRecipe, Trainer, TrainingRecipe, TrainingSession, fixed_batch, fresh_model,
+};
 
 /// burn's CPU device has one random-number generator for the whole process, which model
 /// initialisation and dropout draw from: the tests here take turns with it, so that one test's
@@ -55,10 +58,35 @@ fn dropout_masks_follow_the_devices_seed() {
     let device = Device::flex().autodiff();
     let layer = DropoutConfig::new(0.5).init();
     device.seed(3);
-    let (first, second) = (draw_mask(&layer, &device), draw_mask(&layer, &device));
+    let (first, second) = (draw_mask(&layer, &device, 100), draw_mask(&layer, &device, 100));
     assert_ne!(first, second);
     device.seed(3);
-    assert_eq!(draw_mask(&layer, &device), first);
+    assert_eq!(draw_mask(&layer, &device, 100), first);
+}
+
+/// A batch split into slices, each on a thread of its own with its own copy of the parameters,
+/// takes the step the whole batch takes: the same dropout masks, the gradients summed with the
+/// slices' shares of the mean loss. Only the order of floating-point sums differs.
+#[test]
+fn a_step_split_into_slices_is_the_whole_batchs_step() {
+    let _turn = device_randomness();
+    let device = Device::flex().autodiff();
+    let (images, labels) = fixed_batch(21, &device);
+    let model = deterministic_weights(VitConfig::tiny().with_dropout(0.2).init(&device));
+    let losses = |slices: usize, seed: u64| -> Vec<f32> {
+        device.seed(seed);
+        let mut trainer = Trainer::new(model.clone(), OptimizerRecipe::default(), 10, &device);
+        (0..3).map(|_| trainer.step_in_slices(images.clone(), labels.clone(), slices).loss.into_scalar::<f32>()).collect()
+    };
+    let whole = losses(1, 9);
+    for slices in [2, 3, 4] {
+        let sliced = losses(slices, 9);
+        for (whole, sliced) in whole.iter().zip(&sliced) {
+            assert!((whole - sliced).abs() < 1e-5 * whole.abs(), "{slices} slices: {sliced:?} against {whole:?}");
+        }
+    }
+    let other_masks = losses(1, 10);
+    assert!((other_masks[0] - whole[0]).abs() > 1e-3, "the masks move the loss: {other_masks:?} against {whole:?}");
 }
 
 #[test]

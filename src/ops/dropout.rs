@@ -2,37 +2,84 @@
 //! masks from [`DropoutMask`] (written on every core, where burn draws one number at a time on
 //! one), on GPU backends burn's own.
 
-use crate::ops::cpu::dropout_mask::DropoutMask;
+use std::cell::Cell;
+
+use crate::ops::cpu::dropout_mask::{DropoutMask, splitmix64};
 use burn::nn::Dropout;
 use burn::tensor::{Device, Distribution, Tensor, TensorData};
 
 /// `dropout`'s forward pass: the identity outside training (a device without autodiff, or the
 /// module's training flag cleared), as burn's `Dropout::forward` is.
+///
+/// # Shapes
+/// - input: `[batch, …]`
 pub fn dropout<const D: usize>(input: Tensor<D>, dropout: &Dropout) -> Tensor<D> {
     if !super::on_cpu(&input) {
         return dropout.forward(input);
     }
-    let mask = draw_mask(dropout, &input.device());
+    let elements = input.shape().num_elements();
+    let mask = draw_mask(dropout, &input.device(), elements / input.dims()[0].max(1));
     if mask.is_none() {
         return input;
     }
-    let factors = TensorData::new(mask.factors(input.shape().num_elements()), input.shape());
+    let factors = TensorData::new(mask.factors(elements), input.shape());
     let factors = Tensor::<D>::from_data(factors, &input.device());
     input * factors
 }
 
-/// A fresh mask for one use of `dropout` on `device`, or [`DropoutMask::NONE`] outside
-/// training. Its seed comes from the device's random numbers, so `device.seed(…)` fixes the
-/// masks as it fixes burn's.
-pub fn draw_mask(dropout: &Dropout, device: &Device) -> DropoutMask {
+/// A fresh mask for one use of `dropout` on `device` over a batch-major tensor of `per_image`
+/// elements per image, or [`DropoutMask::NONE`] outside training. Inside
+/// [`with_step_masks`] it is the step's next mask, read from the slice's first image on; else
+/// its seed comes from the device's random numbers. Either way `device.seed(…)` fixes the masks
+/// as it fixes burn's.
+pub fn draw_mask(dropout: &Dropout, device: &Device, per_image: usize) -> DropoutMask {
     if !dropout.training.is_enabled() || !device.is_autodiff() || dropout.prob == 0.0 {
         return DropoutMask::NONE;
     }
+    match STEP_MASKS.get() {
+        Some((masks, drawn)) => {
+            STEP_MASKS.set(Some((masks, drawn + 1)));
+            let first = masks.first_image as u64 * per_image as u64;
+            DropoutMask::new(dropout.prob, splitmix64(masks.seed, drawn)).from_element(first)
+        }
+        None => DropoutMask::new(dropout.prob, device_seed(device)),
+    }
+}
+
+/// Where the dropout masks of one slice of a training step's batch come from: the step's seed
+/// (one for every slice) and the slice's first image in the batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepMasks {
+    pub seed: u64,
+    pub first_image: usize,
+}
+
+thread_local! {
+    /// The step's masks this thread's forward pass draws, and how many it has drawn.
+    static STEP_MASKS: Cell<Option<(StepMasks, u64)>> = const { Cell::new(None) };
+}
+
+/// Runs `work`, one slice's forward pass, drawing its masks from `masks`: its n-th mask is the
+/// whole batch's n-th, read from the slice's first image on, so a batch split into slices on any
+/// number of threads is masked as the whole batch. What was set before is put back afterwards,
+/// as rayon may run another slice inside `work` on this thread while `work` waits.
+pub fn with_step_masks<R>(masks: StepMasks, work: impl FnOnce() -> R) -> R {
+    struct Restore(Option<(StepMasks, u64)>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STEP_MASKS.set(self.0);
+        }
+    }
+    let _restore = Restore(STEP_MASKS.replace(Some((masks, 0))));
+    work()
+}
+
+/// 48 bits from `device`'s random numbers: a mask's seed, or a step's ([`StepMasks`]).
+pub fn device_seed(device: &Device) -> u64 {
     let halves = Tensor::<1>::random([2], Distribution::Default, device).into_data();
-    let seed = halves
+    halves
         .iter::<f32>()
-        .fold(0u64, |seed, half| (seed << 24) | (f64::from(half) * f64::from(1u32 << 24)) as u64);
-    DropoutMask::new(dropout.prob, seed)
+        .fold(0u64, |seed, half| (seed << 24) | (f64::from(half) * f64::from(1u32 << 24)) as u64)
 }
 
 #[cfg(test)]

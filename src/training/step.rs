@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use burn::module::Module;
 use burn::nn::loss::{CrossEntropyLoss, CrossEntropyLossConfig};
 use burn::optim::{
-    AdamW, AdamWConfig, AdamWState, GradientsParams, LearningRate, ModuleOptimizer, Optimizer, OptimizerRecord,
+    AdamW, AdamWConfig, AdamWState, GradientsAccumulator, GradientsParams, LearningRate, ModuleOptimizer, Optimizer, OptimizerRecord,
     RecordState, StateSink, StateSource,
 };
 use burn::store::{ModuleRecord, RecordError};
@@ -14,6 +14,7 @@ use burn::tensor::{Bytes, Device, Int, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::inference::{Prediction, class_scores};
+use crate::ops::dropout::{StepMasks, device_seed, with_step_masks};
 use super::recipe::Trainable;
 use crate::model::VisionTransformer;
 
@@ -199,24 +200,87 @@ impl Trainer {
         cosine_lr(self.step, self.total_steps, self.recipe.learning_rate, self.recipe.warmup_steps)
     }
 
-    /// Forward, backward and one AdamW update on a batch.
+    /// Forward, backward and one AdamW update on a batch. On the CPU backend the batch is split
+    /// into one slice per thread ([`batch_slices`]).
     ///
     /// # Shapes
     /// - images: `[batch, channels, height, width]`
     /// - labels: `[batch]`
     pub fn step(&mut self, images: Tensor<4>, labels: Tensor<1, Int>) -> StepOutput {
+        let slices = batch_slices(&images);
+        self.step_in_slices(images, labels, slices)
+    }
+
+    /// [`Trainer::step`] with the batch split into `slices` on the CPU backend (ignored on a GPU):
+    /// the same step whatever `slices` is, up to the order floating-point sums are taken in.
+    pub fn step_in_slices(&mut self, images: Tensor<4>, labels: Tensor<1, Int>, slices: usize) -> StepOutput {
         let learning_rate = self.learning_rate();
         let model = self.model.take().expect("the model is only taken out during a step");
-        let logits = model.forward(images); // [batch, classes]
-        let loss = self.loss.forward(logits.clone(), labels.clone());
-        let correct = logits.argmax(1).squeeze_dim::<1>(1).equal(labels).int().sum();
-
-        let gradients = GradientsParams::from_grads(loss.backward(), &model);
+        let (gradients, output) = if crate::ops::on_cpu(&images) {
+            self.gradients_in_slices(&model, images, labels, slices)
+        } else {
+            self.gradients(&model, images, labels, 1.0)
+        };
         self.model = Some(self.optimizer.step(learning_rate, model, gradients));
         self.step += 1;
-        StepOutput { loss: loss.detach(), correct }
+        output
+    }
+
+    /// The gradients of `weight` × the batch's mean loss, and the step's output.
+    fn gradients(&self, model: &VisionTransformer, images: Tensor<4>, labels: Tensor<1, Int>, weight: f32) -> (GradientsParams, StepOutput) {
+        let logits = model.forward(images); // [batch, classes]
+        let loss = self.loss.forward(logits.clone(), labels.clone()) * weight;
+        let correct = logits.argmax(1).squeeze_dim::<1>(1).equal(labels).int().sum();
+        let gradients = GradientsParams::from_grads(loss.backward(), model);
+        (gradients, StepOutput { loss: loss.detach(), correct })
+    }
+
+    /// [`Trainer::gradients`] of the whole batch, computed as `slices` slices of it in parallel
+    /// and summed. Each slice goes through its own copy of the parameters (`fork`: the same
+    /// values and ids, another autodiff leaf), so that each builds its own graph and the slices'
+    /// backward passes do not take turns with one graph's lock; its dropout masks are the whole
+    /// batch's ([`with_step_masks`]).
+    fn gradients_in_slices(&self, model: &VisionTransformer, images: Tensor<4>, labels: Tensor<1, Int>, slices: usize) -> (GradientsParams, StepOutput) {
+        let device = images.device();
+        let seed = device_seed(&device);
+        if slices <= 1 {
+            let masks = StepMasks { seed, first_image: 0 };
+            return with_step_masks(masks, || self.gradients(model, images, labels, 1.0));
+        }
+        let batch = images.dims()[0];
+        let image_slices = images.chunk(slices, 0);
+        let firsts: Vec<usize> =
+            image_slices.iter().scan(0, |first, slice| Some(std::mem::replace(first, *first + slice.dims()[0]))).collect();
+        let work = image_slices.into_iter().zip(labels.chunk(slices, 0)).zip(firsts);
+        let results = crate::ops::cpu::parallel::map(work, |((images, labels), first_image)| {
+            let weight = images.dims()[0] as f32 / batch as f32;
+            let replica = model.clone().fork(&device);
+            with_step_masks(StepMasks { seed, first_image }, || self.gradients(&replica, images, labels, weight))
+        });
+        let mut sum = GradientsAccumulator::<VisionTransformer>::new();
+        let (mut losses, mut corrects) = (Vec::with_capacity(slices), Vec::with_capacity(slices));
+        for (gradients, output) in results {
+            sum.accumulate(model, gradients);
+            losses.push(output.loss);
+            corrects.push(output.correct);
+        }
+        let output = StepOutput { loss: Tensor::cat(losses, 0).sum(), correct: Tensor::cat(corrects, 0).sum() };
+        (sum.grads(), output)
     }
 }
+
+/// How many slices a training batch is split into on the CPU backend, each computed on a thread
+/// of its own: one per thread while each slice keeps at least [`MIN_SLICE`] images. A step of
+/// slices in parallel forks and joins once, where each operation over the whole batch would
+/// fork and join the threads again, and its bookkeeping (burn's autodiff, the operations burn
+/// runs on one thread) runs on every thread too.
+fn batch_slices(images: &Tensor<4>) -> usize {
+    crate::ops::cpu::parallel::threads().min(images.dims()[0] / MIN_SLICE).max(1)
+}
+
+/// The fewest images a slice of a batch has: fewer would leave each operation too little to
+/// fill the vector units.
+const MIN_SLICE: usize = 8;
 
 /// What evaluating a batch produced, still on the device.
 pub struct EvaluationOutput {

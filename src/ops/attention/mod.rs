@@ -22,7 +22,8 @@ use burn::tensor::Tensor;
 /// ones before it).
 pub fn attention_core(qkv: Tensor<3>, heads: usize, dropout: &Dropout) -> (Tensor<3>, Tensor<4>) {
     if super::on_cpu(&qkv) {
-        let mask = super::dropout::draw_mask(dropout, &qkv.device());
+        let [_, tokens, _] = qkv.dims();
+        let mask = super::dropout::draw_mask(dropout, &qkv.device(), heads * tokens * tokens);
         return cpu::fused_attention(qkv, heads, mask);
     }
     composed_attention_core(qkv, heads, dropout)

@@ -18,6 +18,9 @@ const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DropoutMask {
     seed: u64,
+    /// The index, in the whole batch's mask, of this mask's element 0: a slice of a batch
+    /// ([`DropoutMask::from_element`]) gets the factors the whole batch's mask gives its rows.
+    first: u64,
     /// An element is dropped when its 24 random bits are below this.
     threshold: u32,
     scale: f32,
@@ -25,7 +28,7 @@ pub struct DropoutMask {
 
 impl DropoutMask {
     /// The mask that keeps everything: what inference and a model without dropout apply.
-    pub const NONE: Self = Self { seed: 0, threshold: 0, scale: 1.0 };
+    pub const NONE: Self = Self { seed: 0, first: 0, threshold: 0, scale: 1.0 };
 
     /// Drops each element with probability `prob` (to 24 bits), independently for each `seed`.
     ///
@@ -37,7 +40,13 @@ impl DropoutMask {
             return Self::NONE;
         }
         let threshold = (prob * f64::from(1u32 << 24)).round() as u32;
-        Self { seed, threshold, scale: (1.0 / (1.0 - prob)) as f32 }
+        Self { seed, first: 0, threshold, scale: (1.0 / (1.0 - prob)) as f32 }
+    }
+
+    /// The same mask read from element `first` on: what a slice of a batch that starts there
+    /// applies, so that a batch split into slices is masked as the whole batch would be.
+    pub fn from_element(self, first: u64) -> Self {
+        if self.is_none() { self } else { Self { first, ..self } }
     }
 
     /// Whether the mask keeps every element unscaled.
@@ -48,7 +57,7 @@ impl DropoutMask {
     /// Element `index`'s factor: `0` where dropped, `1/(1−p)` where kept.
     #[inline(always)]
     pub fn factor(&self, index: usize) -> f32 {
-        if (splitmix64(self.seed, index as u64) >> 40) as u32 >= self.threshold { self.scale } else { 0.0 }
+        if (splitmix64(self.seed, self.first + index as u64) >> 40) as u32 >= self.threshold { self.scale } else { 0.0 }
     }
 
     /// Multiplies `values`, elements `start..start + values.len()` of the masked tensor, by their
@@ -146,6 +155,13 @@ mod tests {
         mask.apply(150, &mut block);
         let expected: Vec<f32> = whole[150..250].iter().map(|f| 2.0 * f).collect();
         assert_eq!(block, expected);
+    }
+
+    #[test]
+    fn a_mask_from_an_element_on_is_the_rest_of_the_whole_mask() {
+        let mask = DropoutMask::new(0.4, 21);
+        assert_eq!(mask.from_element(100).factors(200), mask.factors(300)[100..]);
+        assert!(DropoutMask::NONE.from_element(5).is_none());
     }
 
     #[test]
