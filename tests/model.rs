@@ -46,6 +46,15 @@ fn parameter_counts_of_both_presets() {
     assert_eq!(small.parameter_count(), 3_195_146);
 }
 
+/// The tiny preset (the reference) drops nothing out, so its CPU steps draw no mask seed.
+#[test]
+fn only_a_preset_with_dropout_drops_out() {
+    let device = device();
+    assert!(!VitConfig::tiny().init(&device).drops_out());
+    assert!(VitConfig::small().init(&device).drops_out());
+    assert!(VitConfig::tiny().with_dropout(0.2).init(&device).drops_out());
+}
+
 #[test]
 fn presets_parse_and_bad_configs_are_refused() {
     assert_eq!("tiny".parse::<Preset>().unwrap().config(), VitConfig::tiny());

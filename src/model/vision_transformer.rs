@@ -68,6 +68,12 @@ impl VitConfig {
 }
 
 impl VisionTransformer {
+    /// Whether training drops anything out: every layer has the one probability
+    /// [`VitConfig::dropout`] gave, so the embedding's tells for all.
+    pub fn drops_out(&self) -> bool {
+        self.embedding_dropout.prob > 0.0
+    }
+
     /// Outputs of the head: the number of classes.
     pub fn classes(&self) -> usize {
         self.head.weight.val().dims()[1]

@@ -1,5 +1,7 @@
-//! One optimisation step of the ViT and the learning-rate schedule. Nothing here reads a tensor
-//! back: callers decide when to pay for a readback (on wasm it must be `into_data_async`).
+//! One optimisation step of the ViT and the learning-rate schedule. On WebGPU nothing here reads
+//! a tensor back: callers decide when to pay for a readback (on wasm it must be
+//! `into_data_async`). On the CPU backend, where a readback is a copy, a step of a model with
+//! dropout reads its masks' seed.
 
 use std::cell::RefCell;
 
@@ -242,7 +244,8 @@ impl Trainer {
     /// batch's ([`with_step_masks`]).
     fn gradients_in_slices(&self, model: &VisionTransformer, images: Tensor<4>, labels: Tensor<1, Int>, slices: usize) -> (GradientsParams, StepOutput) {
         let device = images.device();
-        let seed = device_seed(&device);
+        // Without dropout no mask is drawn, so the step needs no seed (nor its readback).
+        let seed = if model.drops_out() { device_seed(&device) } else { 0 };
         if slices <= 1 {
             let masks = StepMasks { seed, first_image: 0 };
             return with_step_masks(masks, || self.gradients(model, images, labels, 1.0));
