@@ -231,7 +231,9 @@ impl Trainer {
     /// The gradients of `weight` × the batch's mean loss, and the step's output.
     fn gradients(&self, model: &VisionTransformer, images: Tensor<4>, labels: Tensor<1, Int>, weight: f32) -> (GradientsParams, StepOutput) {
         let logits = model.forward(images); // [batch, classes]
-        let loss = self.loss.forward(logits.clone(), labels.clone()) * weight;
+        let loss = self.loss.forward(logits.clone(), labels.clone());
+        // The whole batch (every WebGPU step) needs no weighting: no extra kernel or graph node.
+        let loss = if weight == 1.0 { loss } else { loss * weight };
         let correct = logits.argmax(1).squeeze_dim::<1>(1).equal(labels).int().sum();
         let gradients = GradientsParams::from_grads(loss.backward(), model);
         (gradients, StepOutput { loss: loss.detach(), correct })
