@@ -162,6 +162,42 @@ fn dropout_masks_are_the_native_ones() {
     assert_eq!((dropped.len(), &dropped[..8]), (2_501, &[0, 1, 2, 3, 6, 10, 20, 22][..]));
 }
 
+/// The wasm CPU path's own matrix product (`ops::cpu::panel_product`, in simd128) gives the
+/// product's definition at every edge of its tiles: rows that are not whole tiles, columns that
+/// are not whole panels, a sum deeper than one packed block, transposed operands, accumulation,
+/// a scale, and an output wider than the product whose other columns stay as they were.
+#[wasm_bindgen_test]
+fn the_wasm_matrix_product_is_its_definition() {
+    use vit_web::ops::cpu::product::Product;
+    let values = |len: usize, seed: usize| -> Vec<f32> { (0..len).map(|i| ((i * 7919 + seed * 104_729) % 2001) as f32 / 1000.0 - 1.0).collect() };
+    for (m, n, k) in [(1, 1, 1), (7, 13, 5), (65, 65, 32), (70, 20, 259), (130, 9, 512)] {
+        for (transposed_lhs, transposed_rhs, accumulate) in [(false, false, false), (true, false, true), (false, true, true)] {
+            let (lhs, rhs) = (values(m * k, 1), values(k * n, 2));
+            let lhs_strides = if transposed_lhs { (1, m) } else { (k, 1) };
+            let rhs_strides = if transposed_rhs { (1, k) } else { (n, 1) };
+            let out_rs = n + 3;
+            let mut ours = values(m * out_rs, 3);
+            let start = ours.clone();
+            unsafe {
+                Product::new(m, n, k).run(ours.as_mut_ptr(), (out_rs, 1), accumulate, lhs.as_ptr(), lhs_strides, rhs.as_ptr(), rhs_strides, 0.5)
+            };
+            for row in 0..m {
+                for column in 0..out_rs {
+                    let at = row * out_rs + column;
+                    let expected = if column >= n {
+                        start[at]
+                    } else {
+                        let sum: f32 = (0..k).map(|i| lhs[row * lhs_strides.0 + i * lhs_strides.1] * rhs[i * rhs_strides.0 + column * rhs_strides.1]).sum();
+                        0.5 * sum + if accumulate { start[at] } else { 0.0 }
+                    };
+                    let tolerance = 1e-5 * (k as f32).sqrt() * (1.0 + expected.abs());
+                    assert!((ours[at] - expected).abs() <= tolerance, "{m}×{n}×{k} {lhs_strides:?} {rhs_strides:?} at ({row}, {column}): {} against {expected}", ours[at]);
+                }
+            }
+        }
+    }
+}
+
 /// A weight file written from WebGPU reads back and writes again bit for bit, and equals the
 /// file the wasm CPU backend writes for the same weights.
 #[wasm_bindgen_test]

@@ -1,6 +1,6 @@
-//! One matrix product on strided `f32` operands through the `gemm` crate (the one burn's CPU
-//! backend uses), for the dense layer's products (a block of rows each) and attention's per-head
-//! ones.
+//! One matrix product on strided `f32` operands, for the dense layer's products (a block of rows
+//! each) and attention's per-head ones: natively through the `gemm` crate (the one burn's CPU
+//! backend uses), in wasm through [`super::panel_product`], which runs faster there.
 
 use gemm::{Parallelism, gemm};
 
@@ -39,6 +39,23 @@ impl Product {
         (rhs_rs, rhs_cs): (usize, usize),
         scale: f32,
     ) {
+        #[cfg(target_family = "wasm")]
+        if out_cs == 1 {
+            // SAFETY: the caller's promise, which is the panel product's.
+            return unsafe {
+                super::panel_product::run(
+                    (self.m, self.n, self.k),
+                    out,
+                    out_rs,
+                    accumulate,
+                    lhs,
+                    (lhs_rs, lhs_cs),
+                    rhs,
+                    (rhs_rs, rhs_cs),
+                    scale,
+                )
+            };
+        }
         unsafe {
             gemm(
                 self.m,
