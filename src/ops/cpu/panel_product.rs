@@ -163,7 +163,10 @@ impl Write {
                     }
                 }
             } else {
-                let values = [halves[0].to_array(), halves[1].to_array()].concat();
+                // On the stack: attention's 65-wide scores reach this once per row of a tile.
+                let mut values = [0.0; PANEL];
+                values[..4].copy_from_slice(&halves[0].to_array());
+                values[4..].copy_from_slice(&halves[1].to_array());
                 for (column, value) in values.into_iter().take(columns).enumerate() {
                     // SAFETY: column < columns.
                     unsafe {
