@@ -14,10 +14,6 @@ source scripts/prepare-data.sh
     --archive "$CIFAR10_ARCHIVE" --out www/data/curve --count 2000 --test-count 1000
 bash scripts/build-site.sh
 (cd tests/e2e && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; })
-peer_dir=$HOME/.cache/vit-web/peers/torch-vit
-if [ "${BENCH_PEER:-1}" != 0 ]; then
-    mkdir -p "$peer_dir" && cp ../shared/peers/torch-vit/*.py ../shared/peers/torch-vit/run.sh "$peer_dir"/
-fi
 batches=${BENCH_BATCHES:-64,256}
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
@@ -28,9 +24,7 @@ page() {
 for round in $(seq "${BENCH_ROUNDS:-3}"); do
     {
         if [ "${BENCH_PEER:-1}" != 0 ]; then
-            BATCHES=${batches//,/ } "$peer_dir"/run.sh | python3 -c 'import json, sys
-for r in map(json.loads, sys.stdin):
-    print(json.dumps(dict(bench="peer_pytorch_train", batch=r["batch"], images_per_second=r["train_img_per_s"])))'
+            BATCHES=${batches//,/ } bash scripts/peer-pytorch.sh
         fi
         cargo run --quiet --profile bench-native --bin bench -- --archive "$CIFAR10_ARCHIVE" --sections train \
             --batches "$batches" --steps 20 | grep -E '"bench":"native_(machine|train)"'

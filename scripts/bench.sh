@@ -15,10 +15,7 @@ record() { tee -a "$results"; }
 # BENCH_PEER=1: PyTorch's CPU training of the same model (../shared/peers/torch-vit, in a venv of
 # its own with PyPI's torch) right before and after ours, so the comparison is of the same minutes.
 peer() {
-    [ "${BENCH_PEER:-0}" != 0 ] || return 0
-    local dir=$HOME/.cache/vit-web/peers/torch-vit
-    mkdir -p "$dir" && cp ../shared/peers/torch-vit/*.py ../shared/peers/torch-vit/run.sh "$dir"/
-    "$dir"/run.sh | python3 -c 'import json,sys; [print(json.dumps(dict(bench="peer_pytorch_train", batch=r["batch"], images_per_second=r["train_img_per_s"], omp_wait_policy=r["omp_wait_policy"]))) for r in map(json.loads, sys.stdin)]'
+    [ "${BENCH_PEER:-0}" == 0 ] || bash scripts/peer-pytorch.sh
 }
 { peer; cargo run --quiet --profile bench-native --bin bench -- --archive "$CIFAR10_ARCHIVE"; peer; } | record
 # BENCH_WGPU=1: burn's GPU kernels natively too, on the machine's GPU; BENCH_WGPU=swiftshader runs

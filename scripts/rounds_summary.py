@@ -38,8 +38,8 @@ for batch in sorted({r["batch"] for r in records if "batch" in r}):
     native = [sum(f) for f in figures("native_train", batch, backend="flex")]
     pytorch = [sum(f) for f in figures("peer_pytorch_train", batch)]
     one = [sum(f) for f in figures("browser_train", batch, compute="cpu", threads=1, together=None)]
-    threaded = [r for r in records if r.get("bench") == "browser_train" and r["batch"] == batch and r["threads"] > 1]
-    most = [sum(f) for f in figures("browser_train", batch, compute="cpu", threads=max((r["threads"] for r in threaded), default=0))]
+    threads = max((r["threads"] for r in records if r.get("bench") == "browser_train" and r["batch"] == batch), default=1)
+    most = [sum(f) for f in figures("browser_train", batch, compute="cpu", threads=threads)] if threads > 1 else []
     # Two one-thread pages at once: their images per second together.
     together = [sum(f) for f in figures("browser_train", batch, compute="cpu", threads=1, together=2)]
     mean = statistics.mean
@@ -47,7 +47,7 @@ for batch in sorted({r["batch"] for r in records if "batch" in r}):
     if native and pytorch:
         print(f"    native {mean(native):.0f} img/s, PyTorch {mean(pytorch):.0f}: native / PyTorch {ratio(native, pytorch)}")
     if one and most:
-        print(f"    page {mean(one):.0f} img/s on 1 thread, {mean(most):.0f} on {threaded[0]['threads']}: threads / one thread {ratio(most, one)}")
+        print(f"    page {mean(one):.0f} img/s on 1 thread, {mean(most):.0f} on {threads}: threads / one thread {ratio(most, one)}")
     if one and together:
         print(f"    two one-thread pages at once {mean(together):.0f} img/s together, against one page alone {ratio(together, one)}: what the cores allow")
     if most and native:
