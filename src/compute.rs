@@ -268,6 +268,16 @@ pub fn plan_threads(requested: Option<usize>, support: ThreadSupport) -> ThreadP
     }
 }
 
+/// The thread counts the page's threads selector offers: 1 up to the cores (or up to what
+/// `?threads=` asked for, if more), none where the page can run only one thread.
+pub fn thread_choices(requested: Option<usize>, support: ThreadSupport) -> Vec<usize> {
+    if !support.isolated || !support.shared_memory {
+        return Vec::new();
+    }
+    let most = support.cores.max(requested.unwrap_or(1)).min(MAX_THREADS);
+    if most <= 1 { Vec::new() } else { (1..=most).collect() }
+}
+
 /// How long a training worker may stay silent before the page takes it for dead. A thread of
 /// the CPU path's pool that runs out of memory or crashes leaves the worker waiting for it
 /// forever, and nothing else would say so. At least half a minute on the CPU path and three on
@@ -413,6 +423,17 @@ mod tests {
         assert_eq!(forced.path, ComputePath::Cpu);
         let measured = choose_path(PathRequest::Auto, Some(&adapter("swiftshader")), Some(&weak_but_real));
         assert_eq!(measured.path, ComputePath::WebGpu);
+    }
+
+    #[test]
+    fn the_threads_selector_offers_one_up_to_the_cores_where_threads_run() {
+        let support = ThreadSupport { isolated: true, shared_memory: true, cores: 4 };
+        assert_eq!(thread_choices(None, support), vec![1, 2, 3, 4]);
+        assert_eq!(thread_choices(Some(6), support), vec![1, 2, 3, 4, 5, 6], "what was asked for stays choosable");
+        assert_eq!(thread_choices(Some(1000), support).len(), MAX_THREADS);
+        assert!(thread_choices(None, ThreadSupport { cores: 1, ..support }).is_empty(), "one core: nothing to choose");
+        assert!(thread_choices(None, ThreadSupport { isolated: false, ..support }).is_empty());
+        assert!(thread_choices(None, ThreadSupport { shared_memory: false, ..support }).is_empty());
     }
 
     #[test]

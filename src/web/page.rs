@@ -45,7 +45,9 @@ async fn start_up() -> Result<(), String> {
     let adapter = adapter_summary().await;
     compute::show_adapter(adapter.as_ref());
     let support = thread_support();
-    let threads = plan_threads(parse_threads(dom::query_param("threads").as_deref()), support);
+    let requested_threads = parse_threads(dom::query_param("threads").as_deref());
+    compute::wire_threads(requested_threads, support);
+    let threads = plan_threads(requested_threads, support);
     // Automatic: the faster path as measured on this device (once; then from storage).
     let measured = match (&adapter, request) {
         (Some(adapter), PathRequest::Auto) => {

@@ -92,20 +92,36 @@ test("a Chromium as most people have it on Linux (WebGPU not enabled: no adapter
   }
 });
 
-test("where the page is cross-origin isolated the CPU path trains on a thread per core; ?threads=1 on one", async () => {
-  const page = await openPage("?compute=cpu");
+test("where the page is cross-origin isolated the CPU path trains on a thread per core; the threads selector (or ?threads=) changes that", async () => {
+  const page = await openPage("?compute=cpu&dataset=data/small/manifest.json");
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   assert.equal(await page.evaluate(() => crossOriginIsolated), true);
-  await page.waitForSelector("#compute-threads[data-threads]", { timeout: 5 * MINUTES });
-  assert.equal(Number(await page.locator("#compute-threads").getAttribute("data-threads")), Math.min(cores, 32));
+  const threads = async () => {
+    await page.waitForSelector("#compute-threads[data-threads]", { timeout: 5 * MINUTES });
+    return Number(await page.locator("#compute-threads").getAttribute("data-threads"));
+  };
+  assert.equal(await threads(), Math.min(cores, 32));
   assert.match(await page.locator("#compute-threads").textContent(), cores > 1 ? /threads, one per core/ : /one core/);
-  await page.close();
+  if (cores > 1) {
+    assert.equal(await page.locator("#threads-select").isVisible(), true);
+    assert.equal(await page.locator("#threads-select").inputValue(), "", "one per core unless asked");
+    const offered = await page.locator("#threads-select option").evaluateAll((options) => options.map((option) => option.value));
+    assert.deepEqual(offered, ["", ...Array.from({ length: Math.min(cores, 32) }, (_, i) => String(i + 1))]);
 
-  const single = await openPage("?compute=cpu&threads=1");
-  await single.waitForSelector("#compute-threads[data-threads]", { timeout: 5 * MINUTES });
-  assert.equal(await single.locator("#compute-threads").getAttribute("data-threads"), "1");
-  assert.match(await single.locator("#compute-threads").textContent(), /as asked \(\?threads=1\)/);
-  await single.close();
+    // One thread, for a core kept free: the page reloads on the single-threaded module, keeping its other parameters.
+    await page.selectOption("#threads-select", "1");
+    await page.waitForURL(/threads=1/);
+    assert.equal(new URL(page.url()).searchParams.get("dataset"), "data/small/manifest.json");
+    assert.equal(await threads(), 1);
+    assert.match(await page.locator("#compute-threads").textContent(), /as asked \(\?threads=1\)/);
+    assert.equal(await page.locator("#threads-select").inputValue(), "1");
+
+    // And back to one per core: the parameter goes.
+    await page.selectOption("#threads-select", "");
+    await page.waitForURL((url) => !url.searchParams.has("threads"));
+    assert.equal(await threads(), Math.min(cores, 32));
+  }
+  await page.close();
 });
 
 test("the threaded module's training losses on a fixed batch are the single-threaded module's", async () => {

@@ -33,6 +33,7 @@ test("without a service worker (and no headers) the page runs on one thread and 
   assert.equal(await page.evaluate(() => crossOriginIsolated), false);
   await page.waitForSelector("#compute-threads[data-threads='1']", { timeout: 5 * MINUTES });
   assert.match(await page.locator("#compute-threads").textContent(), /1 thread: this page is not cross-origin isolated/);
+  assert.equal(await page.locator("#threads-choice").isHidden(), true, "no threads to choose from");
   await assertTopFive(page);
   await context.close();
 });

@@ -1,11 +1,9 @@
 //! The compute card: the browser's WebGPU adapter, the path the page runs on and why, and the
-//! selector that reloads the page on another path.
+//! selectors that reload the page on another path or with another number of threads.
 
-use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::*;
 use web_sys::HtmlSelectElement;
 
-use crate::compute::{AdapterSummary, ComputePath, PathChoice, PathRequest, ThreadPlan};
+use crate::compute::{AdapterSummary, ComputePath, MAX_THREADS, PathChoice, PathRequest, ThreadPlan, ThreadSupport, thread_choices};
 use crate::web::dom::{self, element, set_hidden, set_text};
 use crate::web::measure;
 
@@ -79,17 +77,47 @@ pub fn wire(request: PathRequest) {
         PathRequest::WebGpu => "webgpu",
         PathRequest::Cpu => "cpu",
     });
-    let on_change = Closure::<dyn Fn()>::new(move || {
-        let value = element::<HtmlSelectElement>("compute-select").value();
-        if let Some(window) = web_sys::window() {
-            let location = window.location();
-            let search = location.search().unwrap_or_default();
-            if let Ok(parameters) = web_sys::UrlSearchParams::new_with_str(&search) {
-                parameters.set("compute", &value);
-                let _ = location.set_search(&String::from(parameters.to_string()));
-            }
-        }
+    dom::listen(&select, "change", |_: web_sys::Event| {
+        reload_with("compute", Some(&element::<HtmlSelectElement>("compute-select").value()));
     });
-    select.set_onchange(Some(on_change.as_ref().unchecked_ref()));
-    on_change.forget(); // lives as long as the page
+}
+
+/// The threads selector, where the page can run more than one thread: one per core (no
+/// `?threads=`), or a count, for people who want a core free. Picking one reloads the page, as
+/// the path selector does.
+pub fn wire_threads(requested: Option<usize>, support: ThreadSupport) {
+    let choices = thread_choices(requested, support);
+    set_hidden("threads-choice", choices.is_empty());
+    if choices.is_empty() {
+        return;
+    }
+    let select: HtmlSelectElement = element("threads-select");
+    let cores = support.cores.clamp(1, MAX_THREADS);
+    let options = std::iter::once((String::new(), format!("One per core ({cores})")))
+        .chain(choices.iter().map(|threads| (threads.to_string(), threads.to_string())));
+    for (value, text) in options {
+        if let Ok(option) = web_sys::HtmlOptionElement::new_with_text_and_value(&text, &value) {
+            let _ = select.add_with_html_option_element(&option);
+        }
+    }
+    select.set_value(&requested.map(|threads| threads.min(MAX_THREADS).to_string()).unwrap_or_default());
+    dom::listen(&select, "change", |_: web_sys::Event| {
+        let value = element::<HtmlSelectElement>("threads-select").value();
+        reload_with("threads", Some(value.as_str()).filter(|value| !value.is_empty()));
+    });
+}
+
+/// Reloads the page with the query parameter `name` set to `value` (removed for `None`), keeping
+/// the others (such as `?dataset=`).
+fn reload_with(name: &str, value: Option<&str>) {
+    let Some(window) = web_sys::window() else { return };
+    let location = window.location();
+    let search = location.search().unwrap_or_default();
+    if let Ok(parameters) = web_sys::UrlSearchParams::new_with_str(&search) {
+        match value {
+            Some(value) => parameters.set(name, value),
+            None => parameters.delete(name),
+        }
+        let _ = location.set_search(&String::from(parameters.to_string()));
+    }
 }
