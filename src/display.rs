@@ -5,7 +5,7 @@ pub fn group_thousands(value: usize) -> String {
     let digits = value.to_string();
     let mut grouped = String::new();
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(digit);
@@ -33,7 +33,7 @@ pub fn duration(seconds: f64) -> String {
 /// The page's title while it trains, so the tab strip shows progress: "▶ 43% · epoch 5/10"
 /// ("⏸" while paused). The percentage rounds down: 100 % only once the last step ran.
 pub fn training_title(step: usize, total_steps: usize, epoch: usize, epochs: usize, paused: bool) -> String {
-    let percent = if total_steps == 0 { 0 } else { 100 * step.min(total_steps) / total_steps };
+    let percent = (100 * step.min(total_steps)).checked_div(total_steps).unwrap_or(0);
     format!("{} {percent}% · epoch {epoch}/{epochs}", if paused { "⏸" } else { "▶" })
 }
 

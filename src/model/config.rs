@@ -102,13 +102,13 @@ impl VitConfig {
         if let Some((name, _)) = positive.iter().find(|(_, value)| *value == 0) {
             return Err(format!("{name} must be positive"));
         }
-        if self.image_size % self.patch_size != 0 {
+        if !self.image_size.is_multiple_of(self.patch_size) {
             return Err(format!(
                 "patch_size {} does not divide image_size {}",
                 self.patch_size, self.image_size
             ));
         }
-        if self.embed_dim % self.heads != 0 {
+        if !self.embed_dim.is_multiple_of(self.heads) {
             return Err(format!(
                 "heads {} does not divide embed_dim {}",
                 self.heads, self.embed_dim

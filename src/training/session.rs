@@ -333,7 +333,7 @@ impl TrainingSession {
         });
 
         let step = self.trainer.steps_done();
-        let smoothed_loss = if step % self.log_every == 0 || self.epoch_finished() {
+        let smoothed_loss = if step.is_multiple_of(self.log_every) || self.epoch_finished() {
             let loss = read_scalar(output.loss).await?;
             if !loss.is_finite() {
                 return Err(TrainingError::NotFinite { epoch: self.epoch + 1, value: loss });

@@ -20,7 +20,7 @@ use super::colormap::normalize_min_max;
 fn head_count(layer: &[f32], tokens: usize) -> usize {
     let matrix = tokens * tokens;
     assert!(
-        matrix > 0 && !layer.is_empty() && layer.len() % matrix == 0,
+        matrix > 0 && !layer.is_empty() && layer.len().is_multiple_of(matrix),
         "attention of {} values is not [heads, {tokens}, {tokens}]",
         layer.len()
     );

@@ -60,7 +60,7 @@ fn matrix_side(matrix: &[f32]) -> usize {
 /// form a square grid.
 pub fn position_similarity(position_embedding: &[f32], tokens: usize) -> Vec<f32> {
     assert!(
-        tokens > 1 && !position_embedding.is_empty() && position_embedding.len() % tokens == 0,
+        tokens > 1 && !position_embedding.is_empty() && position_embedding.len().is_multiple_of(tokens),
         "a position embedding of {} values is not [{tokens}, dim]",
         position_embedding.len()
     );

@@ -233,7 +233,9 @@ pub fn show(app: &SharedApp) {
             ),
         },
     );
-    dom::by_id("runs-csv").and_then(|button| button.dyn_into::<web_sys::HtmlButtonElement>().ok()).map(|button| button.set_disabled(count == 0));
+    if let Some(button) = dom::by_id("runs-csv").and_then(|button| button.dyn_into::<web_sys::HtmlButtonElement>().ok()) {
+        button.set_disabled(count == 0);
+    }
 }
 
 fn wire(app: &SharedApp) {

@@ -281,8 +281,8 @@ mod tests {
                         .collect();
                     let max = scores.iter().cloned().fold(f64::MIN, f64::max);
                     let total: f64 = scores.iter().map(|s| (s - max).exp()).sum();
-                    for s in 0..tokens {
-                        let p = (scores[s] - max).exp() / total;
+                    for (s, &score) in scores.iter().enumerate() {
+                        let p = (score - max).exp() / total;
                         let index = ((b * heads + h) * tokens + t) * tokens + s;
                         weights[index] = p;
                         let weight = p * mask.factor(index) as f64;

@@ -116,5 +116,5 @@ fn padded(tensor: CubeTensor, shape: [usize; 3]) -> CubeTensor {
 fn bindable(tensor: CubeTensor) -> CubeTensor {
     let tensor = into_contiguous(tensor);
     let offset = tensor.handle.offset_start.unwrap_or(0);
-    if offset % STORAGE_OFFSET_ALIGNMENT == 0 { tensor } else { tensor.copy() }
+    if offset.is_multiple_of(STORAGE_OFFSET_ALIGNMENT) { tensor } else { tensor.copy() }
 }
