@@ -107,6 +107,7 @@ test("where the page is cross-origin isolated the CPU path trains on a thread pe
     assert.equal(await page.locator("#threads-select").inputValue(), "", "one per core unless asked");
     const offered = await page.locator("#threads-select option").evaluateAll((options) => options.map((option) => option.value));
     assert.deepEqual(offered, ["", ...Array.from({ length: Math.min(cores, 32) }, (_, i) => String(i + 1))]);
+    assert.equal(await page.locator("#threads-select option").first().textContent(), `One per core (${Math.min(cores, 32)})`);
 
     // One thread, for a core kept free: the page reloads on the single-threaded module, keeping its other parameters.
     await page.selectOption("#threads-select", "1");
@@ -120,6 +121,8 @@ test("where the page is cross-origin isolated the CPU path trains on a thread pe
     await page.selectOption("#threads-select", "");
     await page.waitForURL((url) => !url.searchParams.has("threads"));
     assert.equal(await threads(), Math.min(cores, 32));
+  } else {
+    assert.equal(await page.locator("#threads-choice").isHidden(), true, "one core: no threads to choose from");
   }
   await page.close();
 });

@@ -3,7 +3,9 @@
 
 use web_sys::HtmlSelectElement;
 
-use crate::compute::{AdapterSummary, ComputePath, MAX_THREADS, PathChoice, PathRequest, ThreadPlan, ThreadSupport, thread_choices};
+use crate::compute::{
+    AdapterSummary, ComputePath, MAX_THREADS, PathChoice, PathRequest, ThreadPlan, ThreadSupport, plan_threads, thread_choices,
+};
 use crate::web::dom::{self, element, set_hidden, set_text};
 use crate::web::measure;
 
@@ -92,8 +94,9 @@ pub fn wire_threads(requested: Option<usize>, support: ThreadSupport) {
         return;
     }
     let select: HtmlSelectElement = element("threads-select");
-    let cores = support.cores.clamp(1, MAX_THREADS);
-    let options = std::iter::once((String::new(), format!("One per core ({cores})")))
+    // What the page runs on without `?threads=`, as the plan says.
+    let per_core = plan_threads(None, support).threads;
+    let options = std::iter::once((String::new(), format!("One per core ({per_core})")))
         .chain(choices.iter().map(|threads| (threads.to_string(), threads.to_string())));
     for (value, text) in options {
         if let Ok(option) = web_sys::HtmlOptionElement::new_with_text_and_value(&text, &value) {
