@@ -15,7 +15,9 @@ use burn::tensor::{Device, Distribution, Tensor, TensorData};
 /// - input: `[batch, …]`
 pub fn dropout<const D: usize>(input: Tensor<D>, dropout: &Dropout) -> Tensor<D> {
     if !super::on_cpu(&input) {
-        return dropout.forward(input);
+        // burn's Dropout draws a mask even at p = 0, a launch per call for nothing.
+        let active = dropout.training.is_enabled() && input.device().is_autodiff() && dropout.prob > 0.0;
+        return if active { dropout.forward(input) } else { input };
     }
     let elements = input.shape().num_elements();
     let mask = draw_mask(dropout, &input.device(), elements / input.dims()[0].max(1));

@@ -2,27 +2,34 @@
 //!
 //! | operation | CPU backend (flex, native and wasm) | WebGPU (and native wgpu) |
 //! |---|---|---|
-//! | [`dense`] `x·W + b` | one fused product, a `gemm` per thread ([`dense::cpu`]) | the register-blocked WGSL product ([`dense::webgpu`]) |
-//! | [`attention`] `softmax(QKᵀ/√d)·V` | one strided pass per head ([`attention::cpu`]) | burn's operations with the blocked product ([`attention::webgpu`]) |
-//! | [`layer_norm`] | one pass per row each way ([`layer_norm::cpu`]) | burn's `LayerNorm` |
-//! | [`gelu`] exact `x·Φ(x)` | a vectorised erf ([`gelu::cpu`]) | burn's kernel ([`gelu::webgpu`]) |
+//! | [`dense`] `x·W + b` | one fused product, a `gemm` per thread ([`dense::cpu`]) | tiled or register-blocked WGSL products, weight and bias gradients split over the batch ([`dense::webgpu`]) |
+//! | [`attention`] `softmax(QKᵀ/√d)·V` | one strided pass per head ([`attention::cpu`]) | a workgroup per head, one launch each way ([`attention::webgpu`]) |
+//! | [`layer_norm`] | one pass per row each way ([`layer_norm::cpu`]) | an invocation per row, scale and shift gradients split over the batch ([`layer_norm::webgpu`]) |
+//! | [`gelu`] exact `x·Φ(x)` | a vectorised erf ([`gelu::cpu`]) | the same erf in WGSL ([`gelu::webgpu`]) |
 //! | [`dropout`] (the `small` preset's) | masks written on every core ([`cpu::dropout_mask`]), inside the fused attention too | burn's `Dropout` |
+//! | [`cross_entropy`] the loss and the count of right answers | (burn's loss; the same arithmetic on slices for tests) | one launch each way ([`cross_entropy::webgpu`]) |
+//! | [`adamw`] one AdamW step of a parameter | (burn's AdamW; the same arithmetic on slices for tests) | one launch per parameter tensor ([`adamw::webgpu`]) |
 //!
-//! Each operation's `mod.rs` holds the one function the model calls; it picks the
-//! implementation by the tensor's device, so the model has one code path. The CPU parts are
-//! burn backend extensions (`Flex` + `Autodiff`) with hand-written backward passes and their
-//! arithmetic on plain `f32` slices in a `kernels.rs`; the helpers they share live in [`cpu`].
+//! Each operation's `mod.rs` holds its backend extension trait and the function the model (or
+//! the training loop) calls; the CPU parts are burn backend extensions (`Flex` + `Autodiff`) with
+//! hand-written backward passes and their arithmetic on plain `f32` slices in a `kernels.rs`; the
+//! GPU parts are WGSL kernels beside them. What each side shares lives in [`cpu`] and [`webgpu`]
+//! (launching, the kernel families, the second pass of sums over the batch, the checks against
+//! each operation's definition).
 //!
 //! What lives here may use burn, gemm and the helpers in this folder, nothing else of the crate:
 //! the model depends on the operations, never the other way round.
 
+pub mod adamw;
 pub mod attention;
 pub mod cpu;
+pub mod cross_entropy;
 pub mod dense;
 pub mod dropout;
 pub mod gelu;
 pub mod layer_norm;
 pub mod step_kernels;
+pub mod webgpu;
 #[cfg(test)]
 mod testing;
 

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use burn::module::Module;
-use burn::tensor::{Device, ExecutionError, Int, Tensor};
+use burn::tensor::{Device, ExecutionError, Tensor};
 
 use super::checkpoint::Checkpoint;
 use super::metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
@@ -39,7 +39,7 @@ pub struct TrainingSession {
     augment_rng: Pcg32,
     batch: Batch,
     loss_sum: Option<Tensor<1>>,
-    correct_sum: Option<Tensor<1, Int>>,
+    correct_sum: Option<Tensor<1>>,
     images_seen: usize,
     log_every: usize,
     /// What [`TrainingSession::weight_info`] says the run trained on (JSON; empty: unsaid).
@@ -432,7 +432,7 @@ pub async fn evaluate_predicting(
     let indices: Vec<usize> = (0..set.len()).collect();
     let mut rng = Pcg32::new(0, 0); // unused by AugmentRecipe::None
     let mut loss_sum: Option<Tensor<1>> = None;
-    let mut correct_sum: Option<Tensor<1, Int>> = None;
+    let mut correct_sum: Option<Tensor<1>> = None;
     let mut predictions = Vec::new();
     for (number, chunk) in indices.chunks(EVALUATION_BATCH).enumerate() {
         let batch = crate::data::batch::assemble_batch(set, chunk, AugmentRecipe::None, &mut rng);
@@ -477,10 +477,7 @@ async fn read_scalar(tensor: Tensor<1>) -> Result<f32, TrainingError> {
         .map(|values| values[0])
 }
 
-async fn read_count(tensor: Tensor<1, Int>) -> Result<i64, TrainingError> {
-    let data = tensor.into_data_async().await?;
-    data.convert::<i64>()
-        .try_to_vec::<i64>()
-        .map_err(|error| TrainingError::Readback(format!("{error:?}")))
-        .map(|values| values[0])
+/// A count kept in a float (exact below 2²⁴, far more than an epoch's images).
+async fn read_count(tensor: Tensor<1>) -> Result<i64, TrainingError> {
+    Ok(read_scalar(tensor).await?.round() as i64)
 }

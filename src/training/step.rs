@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use burn::module::Module;
 use burn::nn::loss::{CrossEntropyLoss, CrossEntropyLossConfig};
 use burn::optim::{
-    AdamW, AdamWConfig, AdamWState, GradientsAccumulator, GradientsParams, LearningRate, ModuleOptimizer, Optimizer, OptimizerRecord,
+    AdamW, AdamWConfig, AdamWState, AdaptiveMomentumState, GradientsAccumulator, GradientsParams, LearningRate, ModuleOptimizer, Optimizer, OptimizerRecord,
     RecordState, StateSink, StateSource,
 };
 use burn::store::{ModuleRecord, RecordError};
@@ -16,6 +16,8 @@ use burn::tensor::{Bytes, Device, Int, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::inference::{Prediction, class_scores};
+use crate::ops::adamw::{AdamWStep, adamw_update};
+use crate::ops::cross_entropy::cross_entropy;
 use crate::ops::dropout::{StepMasks, device_seed, with_step_masks};
 use super::recipe::Trainable;
 use crate::model::VisionTransformer;
@@ -48,8 +50,8 @@ pub fn cosine_lr(step: usize, total: usize, base: f64, warmup: usize) -> f64 {
 pub struct StepOutput {
     /// Mean loss over the batch, `[1]`.
     pub loss: Tensor<1>,
-    /// How many of the batch were classified right, `[1]`.
-    pub correct: Tensor<1, Int>,
+    /// How many of the batch were classified right, `[1]` (a count, in a float).
+    pub correct: Tensor<1>,
 }
 
 /// Owns the model and AdamW's state while training.
@@ -67,12 +69,22 @@ thread_local! {
     static RESTORE_DEVICE: RefCell<Option<Device>> = const { RefCell::new(None) };
 }
 
-/// AdamW, with its restored state placed on the training device. burn's `load_record` builds
-/// optimizer state on the default device, which in the browser build is WebGPU: on the wasm CPU
-/// path that would start WebGPU synchronously (impossible in a browser) and then need a
-/// synchronous GPU readback at the next step. The state and its file layout are AdamW's own.
+/// AdamW, with its restored state placed on the training device, and on a GPU one launch per
+/// parameter tensor ([`adamw_update`]) where burn's runs about fifteen. burn's `load_record`
+/// builds optimizer state on the default device, which in the browser build is WebGPU: on the
+/// wasm CPU path that would start WebGPU synchronously (impossible in a browser) and then need a
+/// synchronous GPU readback at the next step. The state and its file layout are AdamW's own, so a
+/// checkpoint moves between the paths.
 #[derive(Clone)]
-struct RestorableAdamW(AdamW);
+struct RestorableAdamW {
+    adamw: AdamW,
+    weight_decay: f32,
+}
+
+/// AdamW's moment decays (burn's and PyTorch's defaults) and ε (PyTorch's default, for parity
+/// with the reference).
+const BETAS: [f32; 2] = [0.9, 0.999];
+const EPSILON: f32 = 1e-8;
 
 #[derive(Clone)]
 struct RestorableState<const D: usize>(AdamWState<D>);
@@ -98,8 +110,18 @@ impl Optimizer for RestorableAdamW {
         grad: Tensor<D>,
         state: Option<Self::State<D>>,
     ) -> (Tensor<D>, Option<Self::State<D>>) {
-        let (tensor, state) = self.0.step(lr, tensor, grad, state.map(|state| state.0));
-        (tensor, state.map(RestorableState))
+        if crate::ops::on_cpu(&tensor) {
+            let (tensor, state) = self.adamw.step(lr, tensor, grad, state.map(|state| state.0));
+            return (tensor, state.map(RestorableState));
+        }
+        let (time, moment_1, moment_2) = match state {
+            Some(RestorableState(AdamWState { momentum })) => (momentum.time, momentum.moment_1, momentum.moment_2),
+            None => (0, grad.zeros_like(), grad.zeros_like()),
+        };
+        let step = AdamWStep::new(lr, self.weight_decay, BETAS, EPSILON, time + 1);
+        let (tensor, moment_1, moment_2) = adamw_update(tensor, grad, moment_1, moment_2, step);
+        let momentum = AdaptiveMomentumState { time: time + 1, moment_1, moment_2, max_moment_2: None };
+        (tensor, Some(RestorableState(AdamWState { momentum })))
     }
 
     fn to_device<const D: usize>(state: Self::State<D>, device: &Device) -> Self::State<D> {
@@ -108,10 +130,13 @@ impl Optimizer for RestorableAdamW {
 }
 
 fn adamw(recipe: &OptimizerRecipe) -> ModuleOptimizer {
+    let weight_decay = recipe.weight_decay as f32;
     let config = AdamWConfig::new()
-        .with_weight_decay(recipe.weight_decay as f32)
-        .with_epsilon(1e-8); // PyTorch's default, for parity with the reference
-    ModuleOptimizer::from(RestorableAdamW(config.build()))
+        .with_beta_1(BETAS[0])
+        .with_beta_2(BETAS[1])
+        .with_weight_decay(weight_decay)
+        .with_epsilon(EPSILON);
+    ModuleOptimizer::from(RestorableAdamW { adamw: config.build(), weight_decay })
 }
 
 /// A trainer's whole state in bytes: burn's records of the model (parameter ids included, which
@@ -231,10 +256,15 @@ impl Trainer {
     /// The gradients of `weight` × the batch's mean loss, and the step's output.
     fn gradients(&self, model: &VisionTransformer, images: Tensor<4>, labels: Tensor<1, Int>, weight: f32) -> (GradientsParams, StepOutput) {
         let logits = model.forward(images); // [batch, classes]
-        let loss = self.loss.forward(logits.clone(), labels.clone());
+        let (loss, correct) = if crate::ops::on_cpu(&logits) {
+            let loss = self.loss.forward(logits.clone(), labels.clone());
+            (loss, logits.argmax(1).squeeze_dim::<1>(1).equal(labels).float().sum())
+        } else {
+            // One launch for the loss and the count, one for the loss's gradient.
+            cross_entropy(logits, labels, self.recipe.label_smoothing)
+        };
         // The whole batch (every WebGPU step) needs no weighting: no extra kernel or graph node.
         let loss = if weight == 1.0 { loss } else { loss * weight };
-        let correct = logits.argmax(1).squeeze_dim::<1>(1).equal(labels).int().sum();
         let gradients = GradientsParams::from_grads(loss.backward(), model);
         (gradients, StepOutput { loss: loss.detach(), correct })
     }
@@ -291,8 +321,8 @@ const MIN_SLICE: usize = 8;
 pub struct EvaluationOutput {
     /// Mean loss over the batch, `[1]`.
     pub loss: Tensor<1>,
-    /// How many of the batch were classified right, `[1]`.
-    pub correct: Tensor<1, Int>,
+    /// How many of the batch were classified right, `[1]` (a count, in a float).
+    pub correct: Tensor<1>,
     /// The predicted class of each image, `[batch]`: for the confusion matrix.
     pub predictions: Tensor<1, Int>,
 }
@@ -301,9 +331,13 @@ pub struct EvaluationOutput {
 pub fn evaluate_batch(model: &VisionTransformer, images: Tensor<4>, labels: Tensor<1, Int>, prediction: Prediction) -> EvaluationOutput {
     let model = model.valid();
     let logits = class_scores(&model, images, prediction);
-    let loss = CrossEntropyLossConfig::new().init(&logits.device()).forward(logits.clone(), labels.clone());
-    let predictions = logits.argmax(1).squeeze_dim::<1>(1);
-    let correct = predictions.clone().equal(labels).int().sum();
+    let predictions = logits.clone().argmax(1).squeeze_dim::<1>(1);
+    let (loss, correct) = if crate::ops::on_cpu(&logits) {
+        let loss = CrossEntropyLossConfig::new().init(&logits.device()).forward(logits, labels.clone());
+        (loss, predictions.clone().equal(labels).float().sum())
+    } else {
+        cross_entropy(logits, labels, 0.0)
+    };
     EvaluationOutput { loss, correct, predictions }
 }
 

@@ -1,16 +1,58 @@
 //! Self-attention's core, `softmax(Q·Kᵀ/√d)·V` per head from the QKV projection's output,
 //! returning the softmax weights for the attention maps.
 //!
-//! On the CPU backend it is one fused operation ([`cpu`]); on GPU backends burn's operations with
-//! the blocked product ([`webgpu`]).
+//! One operation, [`FusedAttention`], with its own backward pass ([`autodiff`]): on the CPU
+//! backend one strided pass per head ([`cpu`]), attention dropout included; on a GPU one
+//! invocation per query token forward and two kernels backward ([`webgpu`]). A GPU run that
+//! drops attention weights out (the `small` preset's training) takes burn's operations
+//! ([`composed`]), which the fused operations are also tested against.
 
+mod autodiff;
+pub mod composed;
 pub mod cpu;
+#[cfg(gpu)]
 pub mod webgpu;
 
-pub use webgpu::composed_attention_core;
+pub use composed::composed_attention_core;
 
+use crate::ops::cpu::dropout_mask::DropoutMask;
+use burn::backend::tensor::FloatTensor;
+use burn::backend::{Backend, Dispatch, backend_extension};
 use burn::nn::Dropout;
 use burn::tensor::Tensor;
+
+/// The attention core as a backend operation.
+#[backend_extension(Cube: cfg(gpu), Flex, Autodiff)]
+pub trait FusedAttention: Backend {
+    /// `qkv [batch, tokens, 3·dim]` → `(attended [batch, tokens, dim], weights [batch, heads,
+    /// tokens, tokens])`, `mask` applied to the weights before they weigh the values. The
+    /// weights (returned without the mask) carry no gradient.
+    fn fused_attention(
+        qkv: FloatTensor<Self>,
+        heads: usize,
+        mask: DropoutMask,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>);
+    /// `∂qkv` from `∂attended`, the saved `qkv`, the forward pass's `weights` and its `mask`.
+    fn fused_attention_backward(
+        qkv: FloatTensor<Self>,
+        weights: FloatTensor<Self>,
+        grad: FloatTensor<Self>,
+        heads: usize,
+        mask: DropoutMask,
+    ) -> FloatTensor<Self>;
+}
+
+/// `(softmax(Q·Kᵀ/√d) ⊙ mask)·V` per head through [`FusedAttention`], with the softmax weights.
+///
+/// # Shapes
+/// - qkv: `[batch, tokens, 3·heads·head_dim]`
+/// - output: `([batch, tokens, heads·head_dim], [batch, heads, tokens, tokens])`
+pub fn fused_attention(qkv: Tensor<3>, heads: usize, mask: DropoutMask) -> (Tensor<3>, Tensor<4>) {
+    let (attended, weights) =
+        <Dispatch as FusedAttention>::fused_attention(qkv.into_dispatch(), heads, mask);
+    (Tensor::from_dispatch(attended), Tensor::from_dispatch(weights))
+}
+
 
 /// `softmax(Q·Kᵀ/√d)·V` per head from the QKV projection's output, with the softmax weights.
 ///
@@ -21,10 +63,18 @@ use burn::tensor::Tensor;
 /// `dropout` acts on the weights before they weigh the values (the weights returned are the
 /// ones before it).
 pub fn attention_core(qkv: Tensor<3>, heads: usize, dropout: &Dropout) -> (Tensor<3>, Tensor<4>) {
+    let [_, tokens, width] = qkv.dims();
     if super::on_cpu(&qkv) {
-        let [_, tokens, _] = qkv.dims();
         let mask = super::dropout::draw_mask(dropout, &qkv.device(), heads * tokens * tokens);
-        return cpu::fused_attention(qkv, heads, mask);
+        return fused_attention(qkv, heads, mask);
+    }
+    // On a GPU the fused kernels take a head per workgroup and drop nothing out.
+    #[cfg(gpu)]
+    {
+        let drops_out = dropout.training.is_enabled() && qkv.device().is_autodiff() && dropout.prob > 0.0;
+        if !drops_out && webgpu::fits(tokens, heads, width / (3 * heads)) {
+            return fused_attention(qkv, heads, DropoutMask::NONE);
+        }
     }
     composed_attention_core(qkv, heads, dropout)
 }
@@ -60,7 +110,7 @@ mod tests {
         let qkv = Tensor::<3>::random([batch, tokens, 3 * heads * head_dim], Distribution::Normal(0.0, 1.0), &device)
             .require_grad();
         let mask = DropoutMask::new(prob, 9);
-        let (ours, ours_weights) = cpu::fused_attention(qkv.clone(), heads, mask);
+        let (ours, ours_weights) = fused_attention(qkv.clone(), heads, mask);
 
         let parts = qkv.clone().reshape([batch, tokens, 3, heads, head_dim]).permute([2, 0, 3, 1, 4]);
         let part = |index: usize| parts.clone().narrow(0, index, 1).reshape([batch, heads, tokens, head_dim]);

@@ -1,27 +1,83 @@
 //! Dense layers (`x·W + b`) and the attention's per-head products.
 //!
-//! On the CPU backend a dense layer is one fused operation ([`cpu`]): each product over every
-//! token of the batch, one `gemm` call per thread's block of rows, the bias as the forward
-//! product's starting value. On
-//! WebGPU both go through the register-blocked WGSL product ([`webgpu`]), several times faster on
-//! a software adapter than burn's stock matmul.
+//! A dense layer is one backend operation, [`DenseLinear`], over every token of the batch as the
+//! rows of one product, with its own backward pass ([`autodiff`]): on the CPU backend a `gemm`
+//! per thread's block of rows ([`cpu`]), on a GPU the WGSL products of [`webgpu`], whose
+//! weight and bias gradients come out of one product split over the batch's rows.
 
+mod autodiff;
 pub mod cpu;
 pub mod webgpu;
 
 pub use webgpu::blocked_matmul;
 
+use burn::backend::tensor::FloatTensor;
+use burn::backend::{Backend, Dispatch, backend_extension};
 use burn::nn::Linear;
 use burn::tensor::Tensor;
 
-/// `layer.forward(input)`: through [`cpu::dense_linear`] on the CPU, through
-/// [`webgpu::blocked_linear`] on a GPU.
+/// A dense layer with a bias as a backend operation.
+#[backend_extension(Cube: cfg(gpu), Flex, Autodiff)]
+pub trait DenseLinear: Backend {
+    /// `x [rows, inputs] · weight [inputs, outputs] + bias [outputs]`.
+    fn dense_linear(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+    ) -> FloatTensor<Self>;
+    /// `∂out·Wᵀ`.
+    fn dense_input_gradient(
+        grad: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+    ) -> FloatTensor<Self>;
+    /// `xᵀ·∂out`.
+    fn dense_weight_gradient(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self>;
+    /// `Σ_rows ∂out`.
+    fn dense_bias_gradient(grad: FloatTensor<Self>) -> FloatTensor<Self>;
+    /// `(xᵀ·∂out, Σ_rows ∂out)`: both sums over the rows at once where a backend can.
+    fn dense_parameter_gradients(
+        x: FloatTensor<Self>,
+        grad: FloatTensor<Self>,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>);
+}
+
+/// `layer.forward(input)` through [`DenseLinear`], the tokens of every image as rows of one
+/// product. A layer without a bias takes burn's path.
 ///
 /// # Shapes
-/// - input: `[batch, tokens, d_input]`
-/// - output: `[batch, tokens, d_output]`
+/// - input: `[batch, tokens, inputs]`
+/// - output: `[batch, tokens, outputs]`
 pub fn linear(layer: &Linear, input: Tensor<3>) -> Tensor<3> {
-    if super::on_cpu(&input) { cpu::dense_linear(layer, input) } else { webgpu::blocked_linear(layer, input) }
+    dense_linear(layer, input)
+}
+
+/// `x · weight + bias` through [`DenseLinear`], for a weight that is no `Linear`'s (the patch
+/// embedding's, on a GPU).
+///
+/// # Shapes
+/// - x: `[rows, inputs]`; weight: `[inputs, outputs]`; bias: `[outputs]`
+/// - output: `[rows, outputs]`
+pub fn dense(x: Tensor<2>, weight: Tensor<2>, bias: Tensor<1>) -> Tensor<2> {
+    Tensor::from_dispatch(<Dispatch as DenseLinear>::dense_linear(
+        x.into_dispatch(),
+        weight.into_dispatch(),
+        bias.into_dispatch(),
+    ))
+}
+
+/// [`linear`]'s operation, on either backend.
+pub fn dense_linear(layer: &Linear, input: Tensor<3>) -> Tensor<3> {
+    let Some(bias) = &layer.bias else { return layer.forward(input) };
+    let [batch, tokens, inputs] = input.dims();
+    let weight = layer.weight.val();
+    let outputs = weight.dims()[1];
+    let rows = input.reshape([batch * tokens, inputs]);
+    let out = <Dispatch as DenseLinear>::dense_linear(
+        rows.into_dispatch(),
+        weight.into_dispatch(),
+        bias.val().into_dispatch(),
+    );
+    Tensor::<2>::from_dispatch(out).reshape([batch, tokens, outputs])
 }
 
 /// `lhs.matmul(rhs)` over `[batch, heads]`: burn's matmul on the CPU, [`blocked_matmul`] on a

@@ -2,7 +2,7 @@
 //! unchanged.
 //!
 //! A backend extension with its own backward pass ([`autodiff`]): on the CPU backend a
-//! vectorised erf ([`cpu`]), on GPU backends burn's kernel ([`webgpu`]).
+//! vectorised erf ([`cpu`]), on a GPU one kernel each way with the same erf ([`webgpu`]).
 
 mod autodiff;
 pub mod cpu;

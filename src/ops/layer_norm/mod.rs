@@ -1,25 +1,71 @@
-//! Layer normalisation: one fused operation on the CPU backend ([`cpu`]), burn's `LayerNorm` on
-//! GPU backends (its kernels are not where a WebGPU step's time goes).
+//! Layer normalisation as one operation, [`FusedLayerNorm`], with its own backward pass
+//! ([`autodiff`]): one pass per row each way on the CPU backend ([`cpu`]); on a GPU one
+//! invocation per row each way, the scale's and shift's gradients summed over the batch's rows
+//! in two passes ([`webgpu`]). burn's `LayerNorm` differentiates the composition it is built
+//! from, about twenty passes (and launches) per normalisation.
 
+mod autodiff;
 pub mod cpu;
+#[cfg(gpu)]
+pub mod webgpu;
 
+use burn::backend::tensor::FloatTensor;
+use burn::backend::{Backend, Dispatch, backend_extension};
 use burn::nn::LayerNorm;
 use burn::tensor::Tensor;
+
+/// Layer normalisation with a scale and a shift as a backend operation.
+#[backend_extension(Cube: cfg(gpu), Flex, Autodiff)]
+pub trait FusedLayerNorm: Backend {
+    /// `x [rows, width]` normalised per row, times `gamma [width]`, plus `beta [width]`.
+    fn fused_layer_norm(
+        x: FloatTensor<Self>,
+        gamma: FloatTensor<Self>,
+        beta: FloatTensor<Self>,
+        epsilon: f64,
+    ) -> FloatTensor<Self>;
+    /// `(∂x, ∂gamma, ∂beta)` from `∂out`.
+    fn fused_layer_norm_backward(
+        x: FloatTensor<Self>,
+        gamma: FloatTensor<Self>,
+        grad: FloatTensor<Self>,
+        epsilon: f64,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>, FloatTensor<Self>);
+}
 
 /// The ε every layer norm of the model is built with: burn's and PyTorch's default.
 /// (burn's `LayerNorm` keeps its ε private, so the fused path is told it here.)
 pub const EPSILON: f64 = 1e-5;
 
-/// `norm.forward(x)`, through [`cpu::fused_layer_norm`] on the CPU backend. `norm` must have
-/// been built with [`EPSILON`] and a shift (`beta`); one without a shift takes burn's path.
+/// `norm.forward(x)` through [`FusedLayerNorm`]. `norm` must have been built with [`EPSILON`] and
+/// a shift (`beta`); one without a shift, and on a GPU a width the kernels' vec4 loads do not fit,
+/// takes burn's path.
 ///
 /// # Shapes
 /// - x, output: `[batch, tokens, width]`
 pub fn layer_norm(norm: &LayerNorm, x: Tensor<3>) -> Tensor<3> {
     match &norm.beta {
-        Some(beta) if super::on_cpu(&x) => cpu::fused_layer_norm(x, norm.gamma.val(), beta.val(), EPSILON),
+        Some(beta) if super::on_cpu(&x) || fits_gpu(x.dims()[2]) => {
+            fused_layer_norm(x, norm.gamma.val(), beta.val(), EPSILON)
+        }
         _ => norm.forward(x),
     }
+}
+
+/// Whether the GPU kernels take rows of `width` (vec4 loads, a workgroup of column quads).
+fn fits_gpu(width: usize) -> bool {
+    width.is_multiple_of(4) && width <= 1024
+}
+
+/// `x` normalised per row, times `gamma`, plus `beta`, through [`FusedLayerNorm`].
+///
+/// # Shapes
+/// - x, output: `[batch, tokens, width]`; gamma, beta: `[width]`
+pub fn fused_layer_norm(x: Tensor<3>, gamma: Tensor<1>, beta: Tensor<1>, epsilon: f64) -> Tensor<3> {
+    let [batch, tokens, width] = x.dims();
+    let rows = x.reshape([batch * tokens, width]).into_dispatch();
+    let out = <Dispatch as FusedLayerNorm>::fused_layer_norm(rows, gamma.into_dispatch(), beta.into_dispatch(), epsilon);
+    Tensor::<2>::from_dispatch(out).reshape([batch, tokens, width])
 }
 
 #[cfg(test)]

@@ -6,39 +6,17 @@
 //! a softmax of five passes with a backward pass each, 1,024 small batched products per block
 //! at batch 256, and a slice-and-assign of a zeroed buffer for each of the three gradients.
 //! [`kernels`] does it in one pass per head over strided views, with a hand-written backward
-//! ([`autodiff`]), attention dropout included.
+//! ([`super::autodiff`]), attention dropout included.
 
-mod autodiff;
 pub mod kernels;
 
+use super::FusedAttention;
 use crate::ops::cpu::dropout_mask::DropoutMask;
 use crate::ops::cpu::tensor as cpu_tensor;
 use burn::backend::flex::FlexTensor;
 use burn::backend::tensor::FloatTensor;
-use burn::backend::{Backend, Dispatch, Flex, TensorMetadata, backend_extension};
-use burn::tensor::Tensor;
+use burn::backend::{Flex, TensorMetadata};
 use kernels::AttentionShape;
-
-/// The attention core as a backend operation (CPU backend only).
-#[backend_extension(Flex, Autodiff)]
-pub trait FusedAttention: Backend {
-    /// `qkv [batch, tokens, 3·dim]` → `(attended [batch, tokens, dim], weights [batch, heads,
-    /// tokens, tokens])`, `mask` applied to the weights before they weigh the values. The
-    /// weights (returned without the mask) carry no gradient.
-    fn fused_attention(
-        qkv: FloatTensor<Self>,
-        heads: usize,
-        mask: DropoutMask,
-    ) -> (FloatTensor<Self>, FloatTensor<Self>);
-    /// `∂qkv` from `∂attended`, the saved `qkv`, the forward pass's `weights` and its `mask`.
-    fn fused_attention_backward(
-        qkv: FloatTensor<Self>,
-        weights: FloatTensor<Self>,
-        grad: FloatTensor<Self>,
-        heads: usize,
-        mask: DropoutMask,
-    ) -> FloatTensor<Self>;
-}
 
 impl FusedAttention for Flex {
     fn fused_attention(
@@ -89,15 +67,4 @@ fn attention_shape(qkv: &FlexTensor, heads: usize) -> AttentionShape {
     assert_eq!(dims.num_dims(), 3, "qkv is [batch, tokens, 3·dim]");
     assert_eq!(dims[2] % (3 * heads), 0, "qkv's last side is 3·heads·head_dim");
     AttentionShape { batch: dims[0], tokens: dims[1], heads, head_dim: dims[2] / (3 * heads) }
-}
-
-/// `(softmax(Q·Kᵀ/√d) ⊙ mask)·V` per head through [`FusedAttention`], with the softmax weights.
-///
-/// # Shapes
-/// - qkv: `[batch, tokens, 3·heads·head_dim]`
-/// - output: `([batch, tokens, heads·head_dim], [batch, heads, tokens, tokens])`
-pub fn fused_attention(qkv: Tensor<3>, heads: usize, mask: DropoutMask) -> (Tensor<3>, Tensor<4>) {
-    let (attended, weights) =
-        <Dispatch as FusedAttention>::fused_attention(qkv.into_dispatch(), heads, mask);
-    (Tensor::from_dispatch(attended), Tensor::from_dispatch(weights))
 }

@@ -7,36 +7,14 @@
 //! `gemm` call per thread's block of rows on flat row-major buffers, and the bias is the forward
 //! product's starting value.
 
-mod autodiff;
 pub mod kernels;
 
+use super::DenseLinear;
 use crate::ops::cpu::tensor as cpu_tensor;
 use burn::backend::flex::FlexTensor;
 use burn::backend::tensor::FloatTensor;
-use burn::backend::{Backend, Dispatch, Flex, TensorMetadata, backend_extension};
-use burn::nn::Linear;
-use burn::tensor::Tensor;
+use burn::backend::{Flex, TensorMetadata};
 use kernels::DenseShape;
-
-/// A dense layer with a bias as a backend operation (CPU backend only).
-#[backend_extension(Flex, Autodiff)]
-pub trait DenseLinear: Backend {
-    /// `x [rows, inputs] · weight [inputs, outputs] + bias [outputs]`.
-    fn dense_linear(
-        x: FloatTensor<Self>,
-        weight: FloatTensor<Self>,
-        bias: FloatTensor<Self>,
-    ) -> FloatTensor<Self>;
-    /// `∂out·Wᵀ`.
-    fn dense_input_gradient(
-        grad: FloatTensor<Self>,
-        weight: FloatTensor<Self>,
-    ) -> FloatTensor<Self>;
-    /// `xᵀ·∂out`.
-    fn dense_weight_gradient(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self>;
-    /// `Σ_rows ∂out`.
-    fn dense_bias_gradient(grad: FloatTensor<Self>) -> FloatTensor<Self>;
-}
 
 impl DenseLinear for Flex {
     fn dense_linear(
@@ -96,6 +74,10 @@ impl DenseLinear for Flex {
         kernels::bias_gradient(shape, cpu_tensor::values(&grad), &mut out);
         cpu_tensor::from_values(out, [shape.outputs])
     }
+
+    fn dense_parameter_gradients(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> (FloatTensor<Self>, FloatTensor<Self>) {
+        (Self::dense_weight_gradient(x, grad.clone()), Self::dense_bias_gradient(grad))
+    }
 }
 
 fn dense_shape(x: &FlexTensor, outputs: usize) -> DenseShape {
@@ -104,32 +86,12 @@ fn dense_shape(x: &FlexTensor, outputs: usize) -> DenseShape {
     DenseShape { rows: dims[0], inputs: dims[1], outputs }
 }
 
-/// `layer.forward(input)` through [`DenseLinear`], the tokens of every image as rows of one
-/// product. A layer without a bias takes burn's path.
-///
-/// # Shapes
-/// - input: `[batch, tokens, inputs]`
-/// - output: `[batch, tokens, outputs]`
-pub fn dense_linear(layer: &Linear, input: Tensor<3>) -> Tensor<3> {
-    let Some(bias) = &layer.bias else { return layer.forward(input) };
-    let [batch, tokens, inputs] = input.dims();
-    let weight = layer.weight.val();
-    let outputs = weight.dims()[1];
-    let rows = input.reshape([batch * tokens, inputs]);
-    let out = <Dispatch as DenseLinear>::dense_linear(
-        rows.into_dispatch(),
-        weight.into_dispatch(),
-        bias.val().into_dispatch(),
-    );
-    Tensor::<2>::from_dispatch(out).reshape([batch, tokens, outputs])
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::ops::dense::dense_linear;
     use crate::ops::testing::assert_matches_burns;
     use burn::nn::LinearConfig;
-    use burn::tensor::{Device, Distribution, Tolerance};
+    use burn::tensor::{Device, Distribution, Tensor, Tolerance};
 
     /// Output and all three gradients match burn's `Linear`.
     #[test]

@@ -1,6 +1,6 @@
-//! Self-attention's core from burn's tensor operations, its products through the
-//! register-blocked WebGPU kernel ([`heads_matmul`]): what GPU backends run, and what the fused
-//! CPU operation is tested against.
+//! Self-attention's core from burn's tensor operations, its products through the GPU's product
+//! kernels ([`heads_matmul`]): what a GPU runs when attention weights are dropped out, and the
+//! definition the fused operations are tested against.
 
 use crate::ops::dense::heads_matmul;
 use burn::nn::Dropout;

@@ -1,5 +1,5 @@
 //! The backward pass of [`DenseLinear`]: `∂x = ∂out·Wᵀ`, `∂W = xᵀ·∂out`, `∂b = Σ_rows ∂out`,
-//! each computed only for an operand that needs it.
+//! each computed only for an operand that needs it, the last two together where both are.
 
 use super::DenseLinear;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
@@ -32,11 +32,20 @@ impl<B: DenseLinear> Backward<B, 3> for DenseLinearBackward {
         if let (Some(node), Some(weight)) = (x_node, weight) {
             grads.register::<B>(node.id, B::dense_input_gradient(grad.clone(), weight));
         }
-        if let (Some(node), Some(x)) = (weight_node, x) {
-            grads.register::<B>(node.id, B::dense_weight_gradient(x, grad.clone()));
-        }
-        if let Some(node) = bias_node {
-            grads.register::<B>(node.id, B::dense_bias_gradient(grad));
+        match (weight_node, x, bias_node) {
+            (Some(weight_node), Some(x), Some(bias_node)) => {
+                let (grad_weight, grad_bias) = B::dense_parameter_gradients(x, grad);
+                grads.register::<B>(weight_node.id, grad_weight);
+                grads.register::<B>(bias_node.id, grad_bias);
+            }
+            (weight_node, x, bias_node) => {
+                if let (Some(node), Some(x)) = (weight_node, x) {
+                    grads.register::<B>(node.id, B::dense_weight_gradient(x, grad.clone()));
+                }
+                if let Some(node) = bias_node {
+                    grads.register::<B>(node.id, B::dense_bias_gradient(grad));
+                }
+            }
         }
     }
 }
@@ -85,6 +94,13 @@ impl<B: DenseLinear, C: CheckpointStrategy> DenseLinear for Autodiff<B, C> {
     }
 
     fn dense_bias_gradient(_grad: FloatTensor<Self>) -> FloatTensor<Self> {
+        unimplemented!("the dense layer has no second derivative")
+    }
+
+    fn dense_parameter_gradients(
+        _x: FloatTensor<Self>,
+        _grad: FloatTensor<Self>,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>) {
         unimplemented!("the dense layer has no second derivative")
     }
 }

@@ -1,0 +1,267 @@
+//! Each GPU operation against its definition: the same inputs through burn's composition on
+//! burn's CPU backend, values and every gradient, in both kernel families. One body serves the
+//! native tests on SwiftShader (`tests/gpu_ops.rs`, built `--features wgpu`) and the browser's
+//! (`tests/browser.rs`, in `wasm-pack test`), so reads are asynchronous.
+
+use burn::module::Param;
+use burn::nn::Linear;
+use burn::tensor::{Device, Tensor, TensorData};
+
+use super::{KernelFamily, set_kernel_family};
+use crate::ops::cpu::dropout_mask::splitmix64;
+
+/// What a check found wrong.
+pub type CheckResult = Result<(), String>;
+
+/// Runs `check` in each kernel family, then leaves the choice to the adapter again.
+pub async fn in_both_families<F, Fut>(check: F) -> CheckResult
+where
+    F: Fn(KernelFamily) -> Fut,
+    Fut: Future<Output = CheckResult>,
+{
+    for family in [KernelFamily::Software, KernelFamily::Hardware] {
+        set_kernel_family(Some(family));
+        let result = check(family).await;
+        set_kernel_family(None);
+        result.map_err(|problem| format!("{family:?} kernels: {problem}"))?;
+    }
+    Ok(())
+}
+
+/// `len` values uniform in [-1, 1), the same for the same `seed`.
+pub fn values(len: usize, seed: u64) -> Vec<f32> {
+    (0..len as u64).map(|index| (splitmix64(seed, index) >> 40) as f32 / (1u64 << 23) as f32 - 1.0).collect()
+}
+
+/// A tensor of [`values`] on `device`.
+pub fn tensor<const D: usize>(shape: [usize; D], seed: u64, device: &Device) -> Tensor<D> {
+    Tensor::from_data(TensorData::new(values(shape.iter().product(), seed), shape), device)
+}
+
+/// The values of `tensor`, read back.
+pub async fn read<const D: usize>(tensor: Tensor<D>) -> Vec<f32> {
+    tensor.into_data_async().await.expect("a readback").try_to_vec::<f32>().expect("f32 values")
+}
+
+/// `ours` against `expected`, each value within `tolerance` of it, relative to the largest
+/// expected magnitude (sums over thousands of rows are compared by their scale).
+pub fn compare(what: &str, ours: &[f32], expected: &[f32], tolerance: f32) -> CheckResult {
+    if ours.len() != expected.len() {
+        return Err(format!("{what}: {} values, expected {}", ours.len(), expected.len()));
+    }
+    let scale = expected.iter().fold(1.0f32, |most, value| most.max(value.abs()));
+    for (index, (&ours, &expected)) in ours.iter().zip(expected).enumerate() {
+        if !ours.is_finite() || (ours - expected).abs() > tolerance * scale {
+            return Err(format!("{what}[{index}]: {ours}, expected {expected} (scale {scale})"));
+        }
+    }
+    Ok(())
+}
+
+/// Reads `ours` and compares it with `expected`.
+pub async fn compare_tensors<const D: usize>(what: &str, ours: Tensor<D>, expected: Tensor<D>, tolerance: f32) -> CheckResult {
+    if ours.dims() != expected.dims() {
+        return Err(format!("{what}: shape {:?}, expected {:?}", ours.dims(), expected.dims()));
+    }
+    compare(what, &read(ours).await, &read(expected).await, tolerance)
+}
+
+/// A dense layer of `inputs → outputs` with weights from `seed`, on `device`.
+fn layer(inputs: usize, outputs: usize, seed: u64, device: &Device) -> Linear {
+    Linear {
+        weight: Param::from_tensor(tensor([inputs, outputs], seed, device)),
+        bias: Some(Param::from_tensor(tensor([outputs], seed + 1, device))),
+    }
+}
+
+/// The batched product against burn's matmul on the CPU, over shapes that take each kernel and
+/// layout: multiples of 4 (the software kernel's vec4 loads) and not (the tiled kernel there too).
+pub async fn batched_products(device: &Device) -> CheckResult {
+    let cpu = Device::flex();
+    in_both_families(|_| async {
+        for [batch, m, k, n] in [[1, 5, 8, 12], [3, 65, 32, 65], [8, 65, 65, 32], [2, 130, 6, 10], [1, 1, 4, 4]] {
+            let seed = (batch * 1000 + m * 100 + k * 10 + n) as u64;
+            let ours = crate::ops::dense::blocked_matmul(tensor([batch, m, k], seed, device), tensor([batch, k, n], seed + 1, device));
+            let expected = tensor([batch, m, k], seed, &cpu).matmul(tensor([batch, k, n], seed + 1, &cpu));
+            compare_tensors(&format!("[{batch}, {m}, {k}]·[{batch}, {k}, {n}]"), ours, expected, 1e-5).await?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// The dense layer's output and its three gradients against burn's `Linear` on the CPU: over a
+/// few rows, over more rows than one invocation may sum (split over the batch), and at a shape
+/// the software kernel's vec4 loads do not fit.
+pub async fn dense_layers(device: &Device) -> CheckResult {
+    let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
+    in_both_families(|_| {
+        let (gpu, cpu) = (gpu.clone(), cpu.clone());
+        async move {
+            for [batch, tokens, inputs, outputs] in [[2, 65, 128, 384], [70, 65, 32, 24], [3, 7, 6, 10]] {
+                let what = format!("dense [{batch}, {tokens}, {inputs}] → {outputs}");
+                let seed = (batch * tokens + inputs * outputs) as u64;
+                let run = |device: &Device, ours: bool| {
+                    let layer = layer(inputs, outputs, seed, device);
+                    let x = tensor([batch, tokens, inputs], seed + 2, device).require_grad();
+                    let out = if ours { crate::ops::linear(&layer, x.clone()) } else { layer.forward(x.clone()) };
+                    let upstream = tensor([batch, tokens, outputs], seed + 3, device);
+                    let grads = (out.clone() * upstream).sum().backward();
+                    let bias = layer.bias.as_ref().expect("a bias");
+                    (
+                        out.detach(),
+                        x.grad(&grads).expect("∂x"),
+                        layer.weight.grad(&grads).expect("∂W"),
+                        bias.grad(&grads).expect("∂b"),
+                    )
+                };
+                let (out, dx, dw, db) = run(&gpu, true);
+                let (out_cpu, dx_cpu, dw_cpu, db_cpu) = run(&cpu, false);
+                compare_tensors(&format!("{what}: output"), out, out_cpu, 1e-5).await?;
+                compare_tensors(&format!("{what}: ∂x"), dx, dx_cpu, 1e-5).await?;
+                compare_tensors(&format!("{what}: ∂W"), dw, dw_cpu, 1e-5).await?;
+                compare_tensors(&format!("{what}: ∂b"), db, db_cpu, 1e-5).await?;
+            }
+            Ok(())
+        }
+    })
+    .await
+}
+
+/// The layer norm's output and its three gradients against burn's `LayerNorm` on the CPU, over a
+/// few rows and over more than one invocation may sum (the scale's and shift's gradients split).
+pub async fn layer_norms(device: &Device) -> CheckResult {
+    use burn::nn::LayerNormConfig;
+    let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
+    in_both_families(|_| {
+        let (gpu, cpu) = (gpu.clone(), cpu.clone());
+        async move {
+            // Rows enough for the scale's and shift's sums to be split, and for their partial
+            // sums to take a workgroup each (more than 32 ranges of 256 rows).
+            for [batch, tokens, width] in [[2, 65, 128], [70, 65, 16], [140, 65, 8]] {
+                let what = format!("layer norm [{batch}, {tokens}, {width}]");
+                let seed = (batch * tokens * width) as u64;
+                let run = |device: &Device, ours: bool| {
+                    let mut norm = LayerNormConfig::new(width).with_epsilon(crate::ops::layer_norm::EPSILON).init(device);
+                    norm.gamma = Param::from_tensor(tensor([width], seed, device));
+                    norm.beta = Some(Param::from_tensor(tensor([width], seed + 1, device)));
+                    let x = (tensor([batch, tokens, width], seed + 2, device) * 3.0 + 0.5).require_grad();
+                    let out = if ours { crate::ops::layer_norm(&norm, x.clone()) } else { norm.forward(x.clone()) };
+                    let grads = (out.clone() * tensor([batch, tokens, width], seed + 3, device)).sum().backward();
+                    let beta = norm.beta.as_ref().expect("a shift");
+                    let gradients = [norm.gamma.grad(&grads).expect("∂gamma"), beta.grad(&grads).expect("∂beta")];
+                    (out.detach(), x.grad(&grads).expect("∂x"), gradients)
+                };
+                let (out, dx, [dgamma, dbeta]) = run(&gpu, true);
+                let (out_cpu, dx_cpu, [dgamma_cpu, dbeta_cpu]) = run(&cpu, false);
+                compare_tensors(&format!("{what}: output"), out, out_cpu, 1e-5).await?;
+                compare_tensors(&format!("{what}: ∂x"), dx, dx_cpu, 1e-5).await?;
+                compare_tensors(&format!("{what}: ∂gamma"), dgamma, dgamma_cpu, 1e-5).await?;
+                compare_tensors(&format!("{what}: ∂beta"), dbeta, dbeta_cpu, 1e-5).await?;
+            }
+            Ok(())
+        }
+    })
+    .await
+}
+
+/// GELU and its gradient against burn's (libm's erf) on the CPU, four values per invocation
+/// and, at a length no multiple of 4, one.
+pub async fn gelus(device: &Device) -> CheckResult {
+    let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
+    for shape in [[3, 65, 40], [3, 5, 7]] {
+        let run = |device: &Device, ours: bool| {
+            let x = (tensor(shape, 5, device) * 6.0).require_grad();
+            let out = if ours { crate::ops::gelu(x.clone()) } else { burn::tensor::activation::gelu(x.clone()) };
+            let grads = (out.clone() * tensor(shape, 6, device)).sum().backward();
+            (out.detach(), x.grad(&grads).expect("∂x"))
+        };
+        let ((out, dx), (out_cpu, dx_cpu)) = (run(&gpu, true), run(&cpu, false));
+        compare_tensors(&format!("gelu {shape:?}"), out, out_cpu, 2e-6).await?;
+        compare_tensors(&format!("gelu {shape:?}: ∂x"), dx, dx_cpu, 2e-6).await?;
+    }
+    Ok(())
+}
+
+/// The attention core's output, softmax weights and gradient against burn's composition on the
+/// CPU (heads of 32 values as in the model, and of 4).
+pub async fn attention_cores(device: &Device) -> CheckResult {
+    let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
+    let no_dropout = burn::nn::DropoutConfig::new(0.0).init();
+    for [batch, tokens, heads, head_dim] in [[2, 65, 4, 32], [3, 7, 2, 4]] {
+        let what = format!("attention [{batch}, {tokens}], {heads} heads of {head_dim}");
+        let width = 3 * heads * head_dim;
+        let run = |device: &Device, ours: bool| {
+            let qkv = (tensor([batch, tokens, width], width as u64, device) * 2.0).require_grad();
+            let (out, weights) = if ours {
+                crate::ops::attention_core(qkv.clone(), heads, &no_dropout)
+            } else {
+                crate::ops::attention::composed_attention_core(qkv.clone(), heads, &no_dropout)
+            };
+            let upstream = tensor([batch, tokens, heads * head_dim], 9, device);
+            let grads = (out.clone() * upstream).sum().backward();
+            (out.detach(), weights.detach(), qkv.grad(&grads).expect("∂qkv"))
+        };
+        let ((out, weights, dqkv), (out_cpu, weights_cpu, dqkv_cpu)) = (run(&gpu, true), run(&cpu, false));
+        compare_tensors(&format!("{what}: output"), out, out_cpu, 1e-5).await?;
+        compare_tensors(&format!("{what}: weights"), weights, weights_cpu, 1e-5).await?;
+        compare_tensors(&format!("{what}: ∂qkv"), dqkv, dqkv_cpu, 1e-5).await?;
+    }
+    Ok(())
+}
+
+/// Three AdamW steps of the fused kernel against burn's AdamW on the CPU, through the training
+/// loop's optimiser (`training::Trainer` uses it on a GPU).
+pub async fn adamw_steps(device: &Device) -> CheckResult {
+    use super::super::adamw::{AdamWStep, adamw_update};
+    use burn::optim::{AdamWConfig, Optimizer};
+    let cpu = Device::flex();
+    let adamw = AdamWConfig::new().with_weight_decay(0.05).with_epsilon(1e-8).build();
+    let (mut param, mut moment_1, mut moment_2) =
+        (tensor([130, 7], 1, device), Tensor::<2>::zeros([130, 7], device), Tensor::<2>::zeros([130, 7], device));
+    let (mut param_cpu, mut state) = (tensor([130, 7], 1, &cpu), None);
+    for time in 1..=3 {
+        let learning_rate = 1e-3 * time as f64;
+        let grad_values = values(130 * 7, 10 + time as u64);
+        let grad = Tensor::<2>::from_data(TensorData::new(grad_values.clone(), [130, 7]), device);
+        let step = AdamWStep::new(learning_rate, 0.05, [0.9, 0.999], 1e-8, time);
+        (param, moment_1, moment_2) = adamw_update(param, grad, moment_1, moment_2, step);
+        let grad_cpu = Tensor::<2>::from_data(TensorData::new(grad_values, [130, 7]), &cpu);
+        let (next, next_state) = adamw.step(learning_rate, param_cpu, grad_cpu, state);
+        (param_cpu, state) = (next, next_state);
+        compare_tensors(&format!("AdamW step {time}: parameters"), param.clone(), param_cpu.clone(), 1e-6).await?;
+    }
+    let momentum = state.expect("AdamW keeps state").momentum;
+    compare_tensors("AdamW: first moment", moment_1, momentum.moment_1, 1e-6).await?;
+    compare_tensors("AdamW: second moment", moment_2, momentum.moment_2, 1e-6).await
+}
+
+/// The fused cross-entropy's loss, count and gradient against burn's loss on the CPU, with and
+/// without label smoothing, over more rows than one invocation takes.
+pub async fn cross_entropies(device: &Device) -> CheckResult {
+    use burn::nn::loss::CrossEntropyLossConfig;
+    use burn::tensor::Int;
+    let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
+    for (rows, classes, smoothing) in [(200, 10, 0.0), (7, 3, 0.1)] {
+        let what = format!("cross-entropy of {rows} × {classes}, smoothing {smoothing}");
+        let labels: Vec<i64> = (0..rows as u64).map(|row| (splitmix64(99, row) % classes as u64) as i64).collect();
+        let run = |device: &Device, ours: bool| {
+            let logits = (tensor([rows, classes], 3, device) * 4.0).require_grad();
+            let labels = Tensor::<1, Int>::from_data(TensorData::new(labels.clone(), [rows]), device);
+            let (loss, correct) = if ours {
+                crate::ops::cross_entropy::cross_entropy(logits.clone(), labels, smoothing)
+            } else {
+                let smoothing = (smoothing > 0.0).then_some(smoothing);
+                let loss = CrossEntropyLossConfig::new().with_smoothing(smoothing).init(device).forward(logits.clone(), labels.clone());
+                (loss, logits.clone().argmax(1).squeeze_dim::<1>(1).equal(labels).float().sum())
+            };
+            let grads = (loss.clone() * 3.0).backward();
+            (loss.detach(), correct, logits.grad(&grads).expect("∂logits"))
+        };
+        let ((loss, correct, dlogits), (loss_cpu, correct_cpu, dlogits_cpu)) = (run(&gpu, true), run(&cpu, false));
+        compare_tensors(&format!("{what}: loss"), loss, loss_cpu, 1e-5).await?;
+        compare_tensors(&format!("{what}: correct"), correct, correct_cpu, 0.0).await?;
+        compare_tensors(&format!("{what}: ∂logits"), dlogits, dlogits_cpu, 1e-5).await?;
+    }
+    Ok(())
+}

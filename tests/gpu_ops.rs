@@ -1,0 +1,94 @@
+//! The GPU operations against their definitions (`vit_web::ops::webgpu::checks`), natively on
+//! wgpu: `scripts/test.sh` runs them on SwiftShader (`VK_ICD_FILENAMES` names Chromium's), the
+//! same software renderer the browser tests run WebGPU on, and they run on a machine's GPU as
+//! they are. Built only `--features wgpu`; the browser runs the same checks (tests/browser.rs).
+#![cfg(all(feature = "wgpu", not(target_family = "wasm")))]
+
+use std::sync::OnceLock;
+
+use burn::tensor::Device;
+use vit_web::ops::webgpu::checks;
+
+/// One wgpu device for every test of the process (burn starts one runtime per device).
+fn device() -> &'static Device {
+    static DEVICE: OnceLock<Device> = OnceLock::new();
+    DEVICE.get_or_init(|| {
+        Device::wgpu_options().init().expect(
+            "a wgpu adapter: install Vulkan's loader (libvulkan1) and point VK_ICD_FILENAMES at a driver, \
+             e.g. /usr/lib/chromium/vk_swiftshader_icd.json",
+        )
+    })
+}
+
+fn check(result: checks::CheckResult) {
+    if let Err(problem) = result {
+        panic!("{problem}");
+    }
+}
+
+#[test]
+fn batched_products_are_their_definition() {
+    check(pollster::block_on(checks::batched_products(device())));
+}
+
+#[test]
+fn dense_layers_and_their_gradients_are_burns() {
+    check(pollster::block_on(checks::dense_layers(device())));
+}
+
+#[test]
+fn layer_norms_and_their_gradients_are_burns() {
+    check(pollster::block_on(checks::layer_norms(device())));
+}
+
+#[test]
+fn gelu_and_its_gradient_are_burns() {
+    check(pollster::block_on(checks::gelus(device())));
+}
+
+#[test]
+fn the_attention_core_is_its_composition() {
+    check(pollster::block_on(checks::attention_cores(device())));
+}
+
+#[test]
+fn adamw_steps_are_burns() {
+    check(pollster::block_on(checks::adamw_steps(device())));
+}
+
+#[test]
+fn the_cross_entropy_and_its_gradient_are_burns() {
+    check(pollster::block_on(checks::cross_entropies(device())));
+}
+
+/// Three training steps of the tiny model on the fixed batch, on the GPU in each kernel family
+/// and on the CPU backend, give the same losses and the same weights: every operation of a step
+/// (the patch embedding as a product, the fused loss, AdamW) wired as the CPU path has it.
+#[test]
+fn training_steps_on_the_gpu_are_the_cpus() {
+    use vit_web::ops::webgpu::{KernelFamily, set_kernel_family};
+    use vit_web::training::{fixed_batch, fixed_trainer};
+
+    let train = |device: &Device| {
+        let device = device.clone().autodiff();
+        let mut trainer = fixed_trainer(10, &device);
+        let (images, labels) = fixed_batch(16, &device);
+        let losses: Vec<f32> =
+            (0..3).map(|_| trainer.step(images.clone(), labels.clone()).loss.into_scalar::<f32>()).collect();
+        let model = trainer.into_model();
+        let weights = [model.patch_embedding.projection.weight.val().into_data(), model.head.weight.val().into_data()];
+        (losses, weights)
+    };
+    let (cpu_losses, cpu_weights) = train(&Device::flex());
+    for family in [KernelFamily::Software, KernelFamily::Hardware] {
+        set_kernel_family(Some(family));
+        let (losses, weights) = train(device());
+        set_kernel_family(None);
+        for (step, (gpu, cpu)) in losses.iter().zip(&cpu_losses).enumerate() {
+            assert!((gpu - cpu).abs() <= 1e-4 * cpu.abs().max(1.0), "{family:?}: step {step}'s loss {gpu}, the CPU's {cpu}");
+        }
+        for (gpu, cpu) in weights.iter().zip(&cpu_weights) {
+            gpu.assert_approx_eq::<f32>(cpu, burn::tensor::Tolerance::absolute(1e-4));
+        }
+    }
+}
