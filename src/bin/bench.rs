@@ -76,6 +76,9 @@ mod native {
         Kernels,
         /// One prediction with attention
         Predict,
+        /// GPU kernel launches of a training step and a prediction, by kernel, with each of our
+        /// kernels' workgroups and longest serial loop, in both kernel families (`--backend wgpu`)
+        Launches,
     }
 
     pub fn run(arguments: Arguments) -> Result<(), String> {
@@ -98,6 +101,9 @@ mod native {
             }
             if sections.contains(&Section::Kernels) {
                 kernel_figures(&context, recipe.batch_size);
+            }
+            if sections.contains(&Section::Launches) {
+                super::launches::report(&context.device, &train, recipe)?;
             }
         }
         if sections.contains(&Section::Predict) {
@@ -237,21 +243,49 @@ mod native {
         }
     }
 
+    /// One image's logits and every layer's attention, read back at once (the PyTorch peer's
+    /// measurement, with the attention), and the page's whole explanation of a picture
+    /// (`inference::explain`: the mirror image's pass too, probabilities and attention read back
+    /// at once).
     fn inference_figures(context: &Context) {
         let device = context.device.clone();
-        let model = VitConfig::tiny().init(&device);
-        let mut times = Vec::new();
-        for _ in 0..20 {
+        let config = VitConfig::tiny();
+        let model = config.init(&device);
+        let (mut times, mut explain_times) = (Vec::new(), Vec::new());
+        for round in 0..25u8 {
             let image = Tensor::<4>::random([1, 3, 32, 32], Distribution::Normal(0.0, 1.0), &device);
             let started = Instant::now();
             let output = model.forward_with_attention(image);
-            let _ = output.logits.into_data();
-            for layer in output.attention {
-                let _ = layer.into_data();
-            }
+            let parts = std::iter::once(output.logits.reshape([-1]))
+                .chain(output.attention.into_iter().map(|layer| layer.reshape([-1])))
+                .collect();
+            // Read the values: `into_data` alone may return before the device has them.
+            let values = Tensor::<1>::cat(parts, 0).into_data().try_to_vec::<f32>().expect("f32 values");
+            assert!(values.iter().all(|value| value.is_finite()));
             times.push(started.elapsed().as_secs_f64() * 1e3);
+            let rgba = vec![round.wrapping_mul(37); 4 * 32 * 32];
+            let started = Instant::now();
+            pollster::block_on(vit_web::inference::explain(&model, &config, &rgba, &device)).expect("an explanation");
+            explain_times.push(started.elapsed().as_secs_f64() * 1e3);
         }
-        println!("{{\"bench\":\"native_predict_one_with_attention\",{},\"ms_median\":{:.2}}}", context.label(), median(times[5..].to_vec()));
+        // What one launch costs alone: GELU on four values, 500 times, then one readback.
+        let mut value = Tensor::<1>::zeros([4], &device);
+        let _ = vit_web::ops::gelu(value.clone()).into_data().try_to_vec::<f32>();
+        let started = Instant::now();
+        for _ in 0..500 {
+            value = vit_web::ops::gelu(value);
+        }
+        let issued = started.elapsed().as_secs_f64() * 1e3;
+        let _ = value.into_data().try_to_vec::<f32>();
+        let finished = started.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "{{\"bench\":\"native_predict_one_with_attention\",{},\"ms_median\":{:.2},\"explain_ms_median\":{:.2},\"launch_issue_us\":{:.1},\"launch_us\":{:.1}}}",
+            context.label(),
+            median(times[5..].to_vec()),
+            median(explain_times[5..].to_vec()),
+            issued * 2.0,
+            finished * 2.0,
+        );
     }
 
     fn asset_figures(train: &ImageSet, test: &ImageSet) -> Result<(), String> {
@@ -266,5 +300,114 @@ mod native {
             started.elapsed().as_secs_f64() * 1e3
         );
         Ok(())
+    }
+}
+
+/// `--sections launches`: the GPU kernel launches of one training step and one prediction, in
+/// both kernel families, whatever the adapter (SwiftShader shows a GPU's launches and workgroups
+/// as a GPU would get them; only the times differ).
+#[cfg(all(not(target_family = "wasm"), feature = "wgpu"))]
+mod launches {
+    use std::collections::BTreeMap;
+
+    use burn::tensor::Device;
+    use vit_web::data::ImageSet;
+    use vit_web::data::augment::AugmentRecipe;
+    use vit_web::data::batch::{assemble_batch, batch_tensors};
+    use vit_web::data::rng::Pcg32;
+    use vit_web::ops::webgpu::record::{LaunchRecord, count, start_recording, stop_recording, take_records};
+    use vit_web::ops::webgpu::{KernelFamily, set_kernel_family};
+    use vit_web::training::{Trainer, TrainingRecipe};
+
+    pub fn report(device: &Device, train: &ImageSet, recipe: &TrainingRecipe) -> Result<(), String> {
+        if vit_web::ops::on_cpu(&burn::tensor::Tensor::<1>::zeros([1], device)) {
+            return Err("--sections launches counts GPU launches: add --backend wgpu".into());
+        }
+        for family in [KernelFamily::Software, KernelFamily::Hardware] {
+            set_kernel_family(Some(family));
+            train_step(device, train, recipe, family);
+            prediction(device, family, recipe.batch_size);
+        }
+        set_kernel_family(None);
+        Ok(())
+    }
+
+    fn train_step(device: &Device, train: &ImageSet, recipe: &TrainingRecipe, family: KernelFamily) {
+        let (batch, device) = (recipe.batch_size, device.clone().autodiff());
+        device.seed(recipe.seed);
+        let model = recipe.preset.config().init(&device);
+        let mut trainer = Trainer::new(model, recipe.optimizer.clone(), recipe.total_steps(train.len()), &device);
+        let mut rng = Pcg32::new(recipe.seed, 0);
+        let mut batch_for = |step: usize| {
+            let indices: Vec<usize> = (0..batch).map(|i| (step * batch + i) % train.len()).collect();
+            batch_tensors(assemble_batch(train, &indices, AugmentRecipe::Flip, &mut rng), &device)
+        };
+        // The first steps compile the kernels and create AdamW's state; the third is a step
+        // like every later one.
+        for step in 0..2 {
+            let (images, labels) = batch_for(step);
+            let _ = trainer.step(images, labels).loss.into_scalar::<f32>();
+        }
+        let (images, labels) = batch_for(2);
+        start_recording();
+        let (output, counts) = count::launches(|| trainer.step(images, labels));
+        let records = take_records();
+        stop_recording();
+        let _ = output.loss.into_scalar::<f32>();
+        print("train_step", family, batch, &counts, &records);
+    }
+
+    /// The page's explanation of one picture (`inference::explain`: the picture and its mirror
+    /// image, one readback), on the trained-from-nothing tiny model.
+    fn prediction(device: &Device, family: KernelFamily, batch: usize) {
+        let config = vit_web::model::VitConfig::tiny();
+        let model = config.init(device);
+        let rgba = vec![128u8; 4 * 32 * 32];
+        let explain = || pollster::block_on(vit_web::inference::explain(&model, &config, &rgba, device)).expect("an explanation");
+        explain();
+        start_recording();
+        let (_, counts) = count::launches(explain);
+        let records = take_records();
+        stop_recording();
+        print("predict_one_with_attention", family, batch, &counts, &records);
+    }
+
+    fn print(what: &str, family: KernelFamily, batch: usize, counts: &BTreeMap<String, usize>, records: &[LaunchRecord]) {
+        let family = format!("{family:?}").to_lowercase();
+        let total: usize = counts.values().sum();
+        let longest = records.iter().map(|record| record.batch_sum).max().unwrap_or(0);
+        let batch_field = if what == "train_step" { format!("\"batch\":{batch},") } else { String::new() };
+        println!(
+            "{{\"bench\":\"launches\",\"what\":\"{what}\",\"family\":\"{family}\",{batch_field}\"launches\":{total},\"ours\":{},\"longest_batch_sum\":{longest},\"by_kernel\":{}}}",
+            records.len(),
+            serde_json::to_string(counts).expect("counts serialise"),
+        );
+        let mut kernels: BTreeMap<&str, Vec<&LaunchRecord>> = BTreeMap::new();
+        for record in records {
+            kernels.entry(record.kernel).or_default().push(record);
+        }
+        for (kernel, records) in kernels {
+            let most = |field: fn(&LaunchRecord) -> u64| records.iter().map(|record| field(record)).max().unwrap_or(0);
+            let least_workgroups = records.iter().map(|record| record.workgroups).min().unwrap_or(0);
+            println!(
+                "{{\"bench\":\"launch_kernel\",\"what\":\"{what}\",\"family\":\"{family}\",{batch_field}\"kernel\":\"{kernel}\",\"launches\":{},\"workgroups_min\":{least_workgroups},\"workgroups_max\":{},\"invocations_max\":{},\"serial_steps_max\":{},\"batch_sum_max\":{}}}",
+                records.len(),
+                most(|record| record.workgroups),
+                most(|record| record.invocations),
+                most(|record| record.serial_steps),
+                most(|record| record.batch_sum),
+            );
+        }
+    }
+}
+
+#[cfg(all(not(target_family = "wasm"), not(feature = "wgpu")))]
+mod launches {
+    pub fn report(
+        _device: &burn::tensor::Device,
+        _train: &vit_web::data::ImageSet,
+        _recipe: &vit_web::training::TrainingRecipe,
+    ) -> Result<(), String> {
+        Err("--sections launches counts GPU launches: build with --features wgpu and add --backend wgpu".into())
     }
 }
