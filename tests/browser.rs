@@ -218,8 +218,8 @@ async fn read3(tensor: Tensor<3>) -> Vec<f32> {
     read(tensor.flatten(0, 2)).await
 }
 
-/// The register-blocked WGSL kernel (on zero-padded copies where K or N is not a multiple of 4)
-/// gives burn's matmul results, values and both gradients, at the model's shapes and ragged edges.
+/// The batched product (the kernel family the adapter picks) gives burn's matmul results on the
+/// same device, values and both gradients, at the model's shapes and ragged edges.
 #[wasm_bindgen_test]
 async fn blocked_matmul_agrees_with_burns_matmul_on_webgpu() {
     use vit_web::ops::dense::blocked_matmul;
@@ -240,5 +240,54 @@ async fn blocked_matmul_agrees_with_burns_matmul_on_webgpu() {
         assert_close(&read3(ours.inner()).await, &read3(burns.inner()).await, &format!("{what} against burn's"));
         assert_close(&read3(ours_lhs).await, &read3(burns_lhs).await, &format!("∂lhs of {what} against burn's"));
         assert_close(&read3(ours_rhs).await, &read3(burns_rhs).await, &format!("∂rhs of {what} against burn's"));
+    }
+}
+
+/// Each GPU operation against its definition on the CPU backend, in both kernel families: the
+/// same checks `tests/gpu_ops.rs` runs natively (`vit_web::ops::webgpu::checks`).
+mod gpu_operations {
+    use super::webgpu;
+    use vit_web::ops::webgpu::checks;
+    use wasm_bindgen_test::*;
+
+    fn check(result: checks::CheckResult) {
+        if let Err(problem) = result {
+            panic!("{problem}");
+        }
+    }
+
+    #[wasm_bindgen_test]
+    async fn batched_products_are_their_definition() {
+        check(checks::batched_products(&webgpu().await).await);
+    }
+
+    #[wasm_bindgen_test]
+    async fn dense_layers_and_their_gradients_are_burns() {
+        check(checks::dense_layers(&webgpu().await).await);
+    }
+
+    #[wasm_bindgen_test]
+    async fn layer_norms_and_their_gradients_are_burns() {
+        check(checks::layer_norms(&webgpu().await).await);
+    }
+
+    #[wasm_bindgen_test]
+    async fn gelu_and_its_gradient_are_burns() {
+        check(checks::gelus(&webgpu().await).await);
+    }
+
+    #[wasm_bindgen_test]
+    async fn the_attention_core_is_its_composition() {
+        check(checks::attention_cores(&webgpu().await).await);
+    }
+
+    #[wasm_bindgen_test]
+    async fn adamw_steps_are_burns() {
+        check(checks::adamw_steps(&webgpu().await).await);
+    }
+
+    #[wasm_bindgen_test]
+    async fn the_cross_entropy_and_its_gradient_are_burns() {
+        check(checks::cross_entropies(&webgpu().await).await);
     }
 }

@@ -6,6 +6,8 @@ use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::compute::{AdapterSummary, ComputePath, ThreadSupport};
+#[cfg(gpu)]
+use crate::ops::webgpu::KernelFamily;
 
 #[wasm_bindgen(module = "/www/gpu.js")]
 extern "C" {
@@ -38,8 +40,8 @@ pub fn thread_support() -> ThreadSupport {
     ThreadSupport { isolated, shared_memory, cores }
 }
 
-/// Creates the device for `path`. WebGPU must be initialised asynchronously, once, before any
-/// tensor exists on it.
+/// Creates the device for `path`, and on WebGPU chooses this thread's GPU kernels for the adapter.
+/// WebGPU must be initialised asynchronously, once, before any tensor exists on it.
 pub async fn init_device(path: ComputePath) -> Result<Device, String> {
     // Before cubecl's first kernel needs its registries; the browser tests come in here, not
     // through the module's start function.
@@ -47,10 +49,18 @@ pub async fn init_device(path: ComputePath) -> Result<Device, String> {
     match path {
         ComputePath::Cpu => Ok(Device::flex()),
         #[cfg(gpu)]
-        ComputePath::WebGpu => Device::wgpu_options()
-            .init_async()
-            .await
-            .map_err(|error| format!("WebGPU could not be initialised: {error}")),
+        ComputePath::WebGpu => {
+            let device = Device::wgpu_options()
+                .init_async()
+                .await
+                .map_err(|error| format!("WebGPU could not be initialised: {error}"))?;
+            // Inside a browser cubecl cannot tell a software renderer from a GPU; the adapter's
+            // own description can, and picks the kernels that run fastest on it.
+            let software = adapter_summary().await.is_some_and(|adapter| adapter.is_software());
+            let family = if software { KernelFamily::Software } else { KernelFamily::Hardware };
+            crate::ops::webgpu::set_kernel_family(Some(family));
+            Ok(device)
+        }
         #[cfg(not(gpu))]
         ComputePath::WebGpu => Err("the threaded CPU module has no WebGPU".into()),
     }
