@@ -74,6 +74,10 @@ if ! command -v chromium >/dev/null && ! command -v google-chrome >/dev/null; th
     apt_install chromium chromium-driver
 fi
 command -v chromedriver >/dev/null || apt_install chromium-driver
+# Vulkan's loader, through which the native GPU tests (tests/gpu_ops.rs) reach Chromium's
+# SwiftShader, a Vulkan driver on the CPU.
+ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 ' || apt_install libvulkan1
+export SWIFTSHADER_ICD=${SWIFTSHADER_ICD:-$(ls /usr/lib/chromium/vk_swiftshader_icd.json 2>/dev/null || true)}
 command -v curl >/dev/null || apt_install curl ca-certificates   # fetches CIFAR-10 where it is missing
 export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}
 
