@@ -36,5 +36,5 @@ export CIFAR10_ARCHIVE
 # The asset is rebuilt when missing or older than the archive.
 if [ ! -f "$root/www/data/manifest.json" ] || [ "$CIFAR10_ARCHIVE" -nt "$root/www/data/manifest.json" ]; then
     echo "[data] preparing the page's dataset from $CIFAR10_ARCHIVE" >&2
-    (cd "$root" && cargo run --quiet --bin prepare-data -- --archive "$CIFAR10_ARCHIVE" --out www/data)
+    (cd "$root" && cargo run --quiet ${NATIVE_FEATURES:+--features "$NATIVE_FEATURES"} --bin prepare-data -- --archive "$CIFAR10_ARCHIVE" --out www/data)
 fi

@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 WITH_TORCH=1 source scripts/setup.sh
+# Every native build below (tests, the dataset, e2e fixtures) with the same features, so burn
+# compiles once: wgpu, for the GPU operations' native tests.
+export NATIVE_FEATURES=wgpu
 
 # Each layer's heading says how long the run has taken so far (the README quotes these).
 step() { printf '\n\033[1m== %s\033[0m (at %d min %02d s)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
@@ -13,14 +16,14 @@ step "native tests (burn's CPU backend; the GPU operations on wgpu, SwiftShader'
 # --features wgpu adds tests/gpu_ops.rs: every GPU kernel against its definition, in both kernel
 # families, on Chromium's SwiftShader through Vulkan's loader (the same software renderer the
 # browser tests run WebGPU on). A machine's own GPU takes them too: unset VK_ICD_FILENAMES.
-VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-$SWIFTSHADER_ICD} cargo test --locked --features wgpu
+VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-$SWIFTSHADER_ICD} cargo test --locked --features "$NATIVE_FEATURES"
 
 step "weights against PyTorch (docs/weights.md's snippets, both ways)"
 check_dir=$(mktemp -d)
-PYTORCH_CHECK_DIR=$check_dir cargo test --locked --features wgpu --test weights writes_the_pytorch_cross_check
+PYTORCH_CHECK_DIR=$check_dir cargo test --locked --features "$NATIVE_FEATURES" --test weights writes_the_pytorch_cross_check
 python3 tests/python/check_without_torch.py "$check_dir/weights.safetensors" "$check_dir/expected.json"
 "$TORCH_PYTHON" tests/python/check_pytorch_load.py "$check_dir/weights.safetensors" "$check_dir/expected.json"
-PYTORCH_CHECK_DIR=$check_dir cargo test --locked --features wgpu --test weights loads_the_pytorch_state_dict
+PYTORCH_CHECK_DIR=$check_dir cargo test --locked --features "$NATIVE_FEATURES" --test weights loads_the_pytorch_state_dict
 rm -rf "$check_dir"
 
 step "the site (scripts/build-site.sh: the page, both wasm modules, the service worker)"
