@@ -63,7 +63,7 @@ pub fn fused_attention(qkv: Tensor<3>, heads: usize, mask: DropoutMask) -> (Tens
 /// `dropout` acts on the weights before they weigh the values (the weights returned are the
 /// ones before it).
 pub fn attention_core(qkv: Tensor<3>, heads: usize, dropout: &Dropout) -> (Tensor<3>, Tensor<4>) {
-    let [_, tokens, width] = qkv.dims();
+    let [_, tokens, _] = qkv.dims();
     if super::on_cpu(&qkv) {
         let mask = super::dropout::draw_mask(dropout, &qkv.device(), heads * tokens * tokens);
         return fused_attention(qkv, heads, mask);
@@ -72,7 +72,7 @@ pub fn attention_core(qkv: Tensor<3>, heads: usize, dropout: &Dropout) -> (Tenso
     #[cfg(gpu)]
     {
         let drops_out = dropout.training.is_enabled() && qkv.device().is_autodiff() && dropout.prob > 0.0;
-        if !drops_out && webgpu::fits(tokens, heads, width / (3 * heads)) {
+        if !drops_out && webgpu::fits(tokens, heads, qkv.dims()[2] / (3 * heads)) {
             return fused_attention(qkv, heads, DropoutMask::NONE);
         }
     }
