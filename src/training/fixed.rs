@@ -5,7 +5,8 @@
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
-use super::step::{OptimizerRecipe, Trainer};
+use super::recipe::OptimizerRecipe;
+use super::step::Trainer;
 use crate::model::VitConfig;
 use crate::model::parity::{deterministic_images, deterministic_weights};
 

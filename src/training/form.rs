@@ -3,8 +3,7 @@
 //! fields in a link's query (`?lr=3e-3&batch=128`), so that a link opens the page with a recipe.
 
 use super::init::Initialisation;
-use super::recipe::{RecipeError, Trainable, TrainingRecipe};
-use super::step::OptimizerRecipe;
+use super::recipe::{OptimizerRecipe, RecipeError, Trainable, TrainingRecipe};
 use crate::data::augment::AugmentRecipe;
 
 /// The form's fields as the person typed them.

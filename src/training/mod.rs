@@ -17,6 +17,6 @@ pub use form::RecipeForm;
 pub use init::{Initialisation, fresh_model};
 pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 pub use named::{EVALUATION_SPEEDUP, NamedRecipe, TEN_MINUTES, epochs_within};
-pub use recipe::{RecipeError, Trainable, TrainingRecipe};
+pub use recipe::{OptimizerRecipe, RecipeError, Trainable, TrainingRecipe};
 pub use session::{StepReport, TrainingError, TrainingSession, evaluate, evaluate_predicting, evaluate_with_progress};
-pub use step::{EvaluationOutput, OptimizerRecipe, StepOutput, Trainer, TrainerState, cosine_lr, evaluate_batch};
+pub use step::{EvaluationOutput, StepOutput, Trainer, TrainerState, cosine_lr, evaluate_batch};

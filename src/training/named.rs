@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::init::Initialisation;
 use super::recipe::TrainingRecipe;
-use super::step::OptimizerRecipe;
+use super::recipe::OptimizerRecipe;
 use crate::data::augment::AugmentRecipe;
 
 /// A recipe with a name.

@@ -1,7 +1,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::init::Initialisation;
-use super::step::OptimizerRecipe;
 use crate::data::augment::AugmentRecipe;
 use crate::model::Preset;
 
@@ -20,6 +19,22 @@ pub struct TrainingRecipe {
     pub trainable: Trainable,
     /// How a fresh model's weights start (a run from given weights keeps those).
     pub init: Initialisation,
+}
+
+/// The optimiser's recipe. Defaults are the reference: AdamW, lr 1e-3, weight decay 0.05,
+/// cosine annealing over all steps, no warm-up, no label smoothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OptimizerRecipe {
+    pub learning_rate: f64,
+    pub weight_decay: f64,
+    pub warmup_steps: usize,
+    pub label_smoothing: f32,
+}
+
+impl Default for OptimizerRecipe {
+    fn default() -> Self {
+        Self { learning_rate: 1e-3, weight_decay: 0.05, warmup_steps: 0, label_smoothing: 0.0 }
+    }
 }
 
 /// Which parameters a run trains.
@@ -100,7 +115,7 @@ impl TrainingRecipe {
         Self {
             epochs: 15,
             batch_size: 16,
-            optimizer: super::step::OptimizerRecipe { learning_rate, weight_decay: 0.05, warmup_steps: 0, label_smoothing: 0.0 },
+            optimizer: OptimizerRecipe { learning_rate, weight_decay: 0.05, warmup_steps: 0, label_smoothing: 0.0 },
             trainable,
             ..Self::default()
         }

@@ -13,30 +13,13 @@ use burn::optim::{
 };
 use burn::store::{ModuleRecord, RecordError};
 use burn::tensor::{Bytes, Device, Int, Tensor};
-use serde::{Deserialize, Serialize};
 
 use crate::inference::{Prediction, class_scores};
 use crate::ops::adamw::{AdamWStep, adamw_update};
 use crate::ops::cross_entropy::cross_entropy;
 use crate::ops::dropout::{StepMasks, device_seed, with_step_masks};
-use super::recipe::Trainable;
+use super::recipe::{OptimizerRecipe, Trainable};
 use crate::model::VisionTransformer;
-
-/// The optimiser's recipe. Defaults are the reference: AdamW, lr 1e-3, weight decay 0.05,
-/// cosine annealing over all steps, no warm-up, no label smoothing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OptimizerRecipe {
-    pub learning_rate: f64,
-    pub weight_decay: f64,
-    pub warmup_steps: usize,
-    pub label_smoothing: f32,
-}
-
-impl Default for OptimizerRecipe {
-    fn default() -> Self {
-        Self { learning_rate: 1e-3, weight_decay: 0.05, warmup_steps: 0, label_smoothing: 0.0 }
-    }
-}
 
 /// Learning rate at `step` (0-based) of `total`: linear warm-up, then cosine annealing to zero,
 /// the same factor as the reference's `LambdaLR`.
