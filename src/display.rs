@@ -13,6 +13,11 @@ pub fn group_thousands(value: usize) -> String {
     grouped
 }
 
+/// `count` of a `noun` with an English plural: "1 epoch", "3 epochs", "1,200 steps".
+pub fn count(count: usize, noun: &str) -> String {
+    if count == 1 { format!("1 {noun}") } else { format!("{} {noun}s", group_thousands(count)) }
+}
+
 /// A duration for a status line: "0.4 s", "12 s", "3 min 20 s", "1 h 05 min".
 pub fn duration(seconds: f64) -> String {
     if !seconds.is_finite() || seconds < 0.0 {
@@ -49,6 +54,14 @@ pub fn bytes(count: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(count(1, "epoch"), "1 epoch");
+        assert_eq!(count(0, "epoch"), "0 epochs");
+        assert_eq!(count(10, "epoch"), "10 epochs");
+        assert_eq!(count(1200, "step"), "1,200 steps");
+    }
 
     #[test]
     fn the_title_shows_progress_and_pause() {

@@ -88,7 +88,7 @@ test("runs are kept in a table labelled by what changed: overlaid, exported, loa
 
   // A run's weights come back from browser storage.
   await page.click(`#runs-body tr[data-run="${table[2].id}"] [data-action=load]`);
-  await page.waitForFunction(() => document.querySelector("#weights-note").textContent.startsWith("From run 1: tiny preset, 1 epochs"));
+  await page.waitForFunction(() => document.querySelector("#weights-note").textContent.startsWith("From run 1: tiny preset, 1 epoch,"));
 
   // Browser storage has caught up (the page writes it after each change, one write at a time).
   await storageHolds(page, 3);

@@ -61,9 +61,9 @@ fn watch_visibility(app: &SharedApp) {
         set_text(
             "background-note",
             &format!(
-                "While this tab was in the background ({}), training ran {} steps, {epochs}.",
+                "While this tab was in the background ({}), training ran {}, {epochs}.",
                 duration((dom::now_ms() - since) / 1000.0),
-                group_thousands(steps)
+                crate::display::count(steps, "step")
             ),
         );
         let _ = element::<HtmlElement>("background-note").set_attribute("data-steps", &steps.to_string());

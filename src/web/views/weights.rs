@@ -28,7 +28,7 @@ pub fn describe(info: &WeightFileInfo) -> String {
         true => String::new(),
         false => format!(", {} classes of your own ({})", info.class_names.len(), info.class_names.join(", ")),
     };
-    format!("{preset} preset, {} epochs{accuracy}{classes}", info.epoch)
+    format!("{preset} preset, {}{accuracy}{classes}", crate::display::count(info.epoch, "epoch"))
 }
 
 fn show_problem(message: &str) {
