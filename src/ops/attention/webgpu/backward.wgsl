@@ -20,11 +20,7 @@ const PAIRS: u32 = {{pairs}}u;
 @group(0) @binding(3) var<storage, read_write> grad_qkv: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> score_grads: array<f32>;
 
-var<workgroup> rows: array<vec4<f32>, {{rows_len}}>;
-
-fn at(image: u32, token: u32, part: u32, head: u32) -> u32 {
-    return (image * TOKENS + token) * 3u * D4 + part * D4 + head * HEAD_DIM4;
-}
+{{head_rows}}
 
 @compute @workgroup_size({{tokens}})
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) t: u32) {

@@ -16,13 +16,7 @@ const PAIRS: u32 = {{pairs}}u;
 @group(0) @binding(1) var<storage, read_write> attended: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> weights: array<f32>;
 
-// One head's keys, then its values: [TOKENS][HEAD_DIM4]
-var<workgroup> rows: array<vec4<f32>, {{rows_len}}>;
-
-// Row `token` of part `part` (0 query, 1 key, 2 value) of head `head` of image `image`.
-fn at(image: u32, token: u32, part: u32, head: u32) -> u32 {
-    return (image * TOKENS + token) * 3u * D4 + part * D4 + head * HEAD_DIM4;
-}
+{{head_rows}}
 
 @compute @workgroup_size({{tokens}})
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) i: u32) {

@@ -50,7 +50,7 @@ impl Heads {
             ("tokens", self.tokens.to_string()),
             ("heads", self.heads.to_string()),
             ("head_dim4", (self.head_dim / 4).to_string()),
-            ("rows_len", (self.tokens * self.head_dim / 4).to_string()),
+            ("head_rows", include_str!("heads.wgsl").into()),
             ("scale", format!("{:?}", 1.0 / (self.head_dim as f32).sqrt())),
         ]
     }

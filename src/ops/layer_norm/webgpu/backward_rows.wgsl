@@ -15,6 +15,8 @@ fn total(v: vec4<f32>) -> f32 {
     return v.x + v.y + v.z + v.w;
 }
 
+{{statistics}}
+
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let row = id.x + id.y * groups.x * 64u;
@@ -23,17 +25,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     }
     let base = row * WIDTH4;
     let width = f32(WIDTH4 * 4u);
-    var sum = vec4<f32>();
-    for (var c = 0u; c < WIDTH4; c++) {
-        sum += x[base + c];
-    }
-    let mean = total(sum) / width;
-    var squares = vec4<f32>();
-    for (var c = 0u; c < WIDTH4; c++) {
-        let d = x[base + c] - mean;
-        squares += d * d;
-    }
-    let inverse_deviation = inverseSqrt(total(squares) / width + EPSILON);
+    let row_statistics = statistics_of(base);
+    let mean = row_statistics.x;
+    let inverse_deviation = row_statistics.y;
     statistics[row] = vec2<f32>(mean, inverse_deviation);
 
     var g_sum = vec4<f32>();

@@ -9,6 +9,8 @@ const EPSILON: f32 = {{epsilon}};
 @group(0) @binding(2) var<storage, read_write> beta: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
 
+{{statistics}}
+
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let row = id.x + id.y * groups.x * 64u;
@@ -16,18 +18,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         return;
     }
     let base = row * WIDTH4;
-    let width = f32(WIDTH4 * 4u);
-    var sum = vec4<f32>();
-    for (var c = 0u; c < WIDTH4; c++) {
-        sum += x[base + c];
-    }
-    let mean = (sum.x + sum.y + sum.z + sum.w) / width;
-    var squares = vec4<f32>();
-    for (var c = 0u; c < WIDTH4; c++) {
-        let d = x[base + c] - mean;
-        squares += d * d;
-    }
-    let inverse_deviation = inverseSqrt((squares.x + squares.y + squares.z + squares.w) / width + EPSILON);
+    let statistics = statistics_of(base);
+    let mean = statistics.x;
+    let inverse_deviation = statistics.y;
     for (var c = 0u; c < WIDTH4; c++) {
         out[base + c] = (x[base + c] - mean) * inverse_deviation * gamma[c] + beta[c];
     }

@@ -26,6 +26,7 @@ impl Rows {
             ("rows", self.rows.to_string()),
             ("width4", (self.width / 4).to_string()),
             ("epsilon", format!("{:?}", f32::from_bits(self.epsilon_bits))),
+            ("statistics", include_str!("statistics.wgsl").into()),
         ]
     }
 }
