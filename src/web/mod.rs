@@ -41,6 +41,14 @@ pub fn start() {
         .and_then(|document| document.get_element_by_id("vit-app"))
         .is_some();
     if on_app_page {
+        // A broken invariant must not leave the page silently waiting: say so on the page too.
+        std::panic::set_hook(Box::new(|info| {
+            console_error_panic_hook::hook(info);
+            let cause = info.payload_as_str().unwrap_or("a panic");
+            app::show_error(&format!(
+                "Something in the page broke ({cause}); reload the page. Your runs, checkpoints and the dataset are kept in this browser."
+            ));
+        }));
         wasm_bindgen_futures::spawn_local(page::run());
     }
 }

@@ -4,7 +4,7 @@
 //! its weights loaded, its metrics downloaded as JSON, or deleted; the table downloads as CSV.
 
 use sha2::{Digest, Sha256};
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{Element, HtmlElement, HtmlInputElement};
 
@@ -172,7 +172,6 @@ fn save(app: &SharedApp) {
 pub fn show(app: &SharedApp) {
     let app_ref = app.borrow();
     let labels = labels(&app_ref.runs);
-    let language = web_sys::window().and_then(|window| window.navigator().language()).unwrap_or_else(|| "en".into());
     let rows: String = app_ref
         .runs
         .iter()
@@ -186,7 +185,10 @@ pub fn show(app: &SharedApp) {
             for (key, value) in [("hour", "2-digit"), ("minute", "2-digit")].into_iter().chain((!today).then_some([("day", "numeric"), ("month", "short")]).into_iter().flatten()) {
                 let _ = js_sys::Reflect::set(&options, &key.into(), &value.into());
             }
-            let started = date.to_locale_string(&language, &options);
+            // The browser's own locale, not `navigator.language` passed back: WebKitGTK started
+            // with LANG=C reports "C", which Intl rejects with a RangeError.
+            let format = js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &options).format();
+            let started = format.call1(&JsValue::UNDEFINED, &date).ok().and_then(|text| text.as_string()).unwrap_or_default();
             let accuracy = run.test_accuracy().map(|accuracy| format!("{:.1}%", 100.0 * accuracy)).unwrap_or_else(|| "–".into());
             let speed = run.images_per_second().map(|speed| format!("{speed:.0}")).unwrap_or_else(|| "–".into());
             let running = run.status == RunStatus::Running;
@@ -207,7 +209,7 @@ pub fn show(app: &SharedApp) {
                 state = run.status.label(),
                 number = index + 1,
                 colour = crate::runs::colour(index),
-                started = escape(&String::from(started)),
+                started = escape(&started),
                 label = escape(&labels[index]),
                 done = run.history.epochs.len(),
                 epochs = run.recipe.epochs,
