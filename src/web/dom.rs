@@ -77,7 +77,14 @@ pub fn save_file(bytes: &[u8], name: &str, mime: &str) -> Result<(), String> {
     anchor.set_href(&url);
     anchor.set_download(name);
     anchor.click();
-    let _ = web_sys::Url::revoke_object_url(&url);
+    // Firefox and WebKit start the download after the click returns and drop it if its URL is
+    // gone by then, so the URL is released a minute later rather than at once.
+    let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    });
+    if let Some(window) = web_sys::window() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+    }
     Ok(())
 }
 
