@@ -223,6 +223,20 @@ pub struct ThreadSupport {
     pub shared_memory: bool,
     /// `navigator.hardwareConcurrency`.
     pub cores: usize,
+    /// The threaded module failed to start in this browser before (WebKit cannot hand a
+    /// compiled module to its workers): the page stops offering threads it cannot run.
+    pub pool_failed: bool,
+}
+
+/// What the page says when the CPU path's threads could not start and it runs on one: in words,
+/// with the browser's own error kept for the console.
+pub fn pool_failure_note(error_name: &str) -> String {
+    let why = match error_name {
+        "DataCloneError" => "this browser cannot hand the compiled WebAssembly module to the worker threads",
+        "CompileError" | "LinkError" => "this browser cannot run the threaded WebAssembly module",
+        _ => "the worker threads did not start",
+    };
+    format!("{why}, so training runs on one thread")
 }
 
 /// How many threads the CPU path runs on, and a sentence for the page that says why.
@@ -255,6 +269,13 @@ pub fn plan_threads(requested: Option<usize>, support: ThreadSupport) -> ThreadP
     if !support.shared_memory {
         return plan(1, "1 thread: this browser has no WebAssembly threads.");
     }
+    if support.pool_failed && requested.is_none() {
+        return plan(
+            1,
+            "1 thread: the CPU path's threads did not start in this browser on an earlier visit, so the page runs on one \
+             (?threads=N tries again).",
+        );
+    }
     match requested {
         Some(threads) => {
             let threads = threads.min(MAX_THREADS);
@@ -271,7 +292,7 @@ pub fn plan_threads(requested: Option<usize>, support: ThreadSupport) -> ThreadP
 /// The thread counts the page's threads selector offers: 1 up to the cores (or up to what
 /// `?threads=` asked for, if more), none where the page can run only one thread.
 pub fn thread_choices(requested: Option<usize>, support: ThreadSupport) -> Vec<usize> {
-    if !support.isolated || !support.shared_memory {
+    if !support.isolated || !support.shared_memory || (support.pool_failed && requested.is_none()) {
         return Vec::new();
     }
     let most = support.cores.max(requested.unwrap_or(1)).min(MAX_THREADS);
@@ -288,6 +309,33 @@ pub fn stall_limit_seconds(path: ComputePath, slowest_step_seconds: f64) -> f64 
         ComputePath::WebGpu => 180.0,
     };
     floor.max(10.0 * slowest_step_seconds)
+}
+
+/// How long a new training worker may take to say it is ready. It downloads and compiles a
+/// module (the threaded one is not the page's own, so not yet cached), which a slow connection
+/// stretches; past this the page stops waiting and says so.
+pub const WORKER_START_LIMIT_SECONDS: f64 = 120.0;
+
+/// What the page says when its training worker never said it was ready.
+pub fn worker_not_started_message(silent_seconds: f64) -> String {
+    format!(
+        "The training worker did not start: it sent nothing for {silent_seconds:.0} s. Predictions still work here; \
+         reload the page to try training again."
+    )
+}
+
+/// What the compute card says when the CPU path's threads did not answer in time and the page
+/// runs its training worker on one thread instead.
+pub fn pool_timeout_note(silent_seconds: f64) -> String {
+    format!("the worker threads did not answer within {silent_seconds:.0} s, so training runs on one thread")
+}
+
+/// What the page says when the worker did not answer a request to train.
+pub fn run_not_started_message(silent_seconds: f64) -> String {
+    format!(
+        "Training did not start: the worker sent nothing for {silent_seconds:.0} s after it was asked. The page's weights \
+         are kept; press Start to try again, or reload the page."
+    )
 }
 
 /// What the page says when its training worker stopped answering.
@@ -427,18 +475,21 @@ mod tests {
 
     #[test]
     fn the_threads_selector_offers_one_up_to_the_cores_where_threads_run() {
-        let support = ThreadSupport { isolated: true, shared_memory: true, cores: 4 };
+        let support = ThreadSupport { isolated: true, shared_memory: true, cores: 4, pool_failed: false };
         assert_eq!(thread_choices(None, support), vec![1, 2, 3, 4]);
         assert_eq!(thread_choices(Some(6), support), vec![1, 2, 3, 4, 5, 6], "what was asked for stays choosable");
         assert_eq!(thread_choices(Some(1000), support).len(), MAX_THREADS);
         assert!(thread_choices(None, ThreadSupport { cores: 1, ..support }).is_empty(), "one core: nothing to choose");
         assert!(thread_choices(None, ThreadSupport { isolated: false, ..support }).is_empty());
         assert!(thread_choices(None, ThreadSupport { shared_memory: false, ..support }).is_empty());
+        let failed = ThreadSupport { pool_failed: true, ..support };
+        assert!(thread_choices(None, failed).is_empty(), "threads that did not start here are not offered");
+        assert_eq!(thread_choices(Some(2), failed), vec![1, 2, 3, 4], "a link that asks for threads tries again");
     }
 
     #[test]
     fn threads_follow_the_cores_where_the_page_may_share_memory() {
-        let support = ThreadSupport { isolated: true, shared_memory: true, cores: 8 };
+        let support = ThreadSupport { isolated: true, shared_memory: true, cores: 8, pool_failed: false };
         assert_eq!(plan_threads(None, support).threads, 8);
         assert_eq!(plan_threads(Some(3), support).threads, 3);
         assert_eq!(plan_threads(Some(1), support).threads, 1);
@@ -450,6 +501,19 @@ mod tests {
         assert!(not_isolated.reason.contains("cross-origin isolated"), "{}", not_isolated.reason);
         let no_threads = plan_threads(None, ThreadSupport { shared_memory: false, ..support });
         assert!(no_threads.reason.contains("no WebAssembly threads"));
+        let failed = ThreadSupport { pool_failed: true, ..support };
+        assert_eq!(plan_threads(None, failed).threads, 1, "threads that failed here are not tried on every visit");
+        assert!(plan_threads(None, failed).reason.contains("did not start in this browser"));
+        assert_eq!(plan_threads(Some(4), failed).threads, 4, "unless a link asks");
+    }
+
+    #[test]
+    fn a_pool_that_did_not_start_is_explained_in_words() {
+        assert_eq!(
+            pool_failure_note("DataCloneError"),
+            "this browser cannot hand the compiled WebAssembly module to the worker threads, so training runs on one thread"
+        );
+        assert!(!pool_failure_note("TypeError").contains("TypeError"));
     }
 
     #[test]

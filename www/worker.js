@@ -30,17 +30,21 @@ async function startThreaded() {
   threaded.worker_start(null);
 }
 
-async function startSingle(note) {
+/** `poolError`: the name of the error that kept the threaded module from starting, which the
+ *  page turns into words (compute::pool_failure_note). */
+async function startSingle(poolError) {
   const single = await import("./vit-web.js");
   await instantiate(single);
-  single.worker_start(note);
+  single.worker_start(poolError);
 }
 
 if (threads > 1) {
   try {
     await startThreaded();
   } catch (error) {
-    await startSingle(`the threaded module did not start (${error?.message ?? error}), so training runs on one thread`);
+    // WebKit, for one, cannot post a compiled module to a worker (DataCloneError).
+    console.warn("the threaded module did not start; training runs on one thread:", error);
+    await startSingle(String(error?.name ?? "Error"));
   }
 } else {
   await startSingle(null);

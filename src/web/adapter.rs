@@ -37,7 +37,27 @@ pub fn thread_support() -> ThreadSupport {
             .is_ok_and(|constructor| Reflect::get(&constructor, &"name".into()).ok().and_then(|name| name.as_string()).as_deref() == Some("SharedArrayBuffer"))
     });
     let cores = web_sys::window().map(|window| window.navigator().hardware_concurrency() as usize).unwrap_or(1);
-    ThreadSupport { isolated, shared_memory, cores }
+    let pool_failed = pool_failure_browser().is_some_and(|browser| Some(browser) == user_agent());
+    ThreadSupport { isolated, shared_memory, cores, pool_failed }
+}
+
+/// Where the page keeps the user agent of a browser whose threaded module did not start, so that
+/// a later visit neither offers nor downloads it; a browser update tries again.
+const POOL_FAILED_KEY: &str = "vit-web-threads-failed";
+
+fn user_agent() -> Option<String> {
+    web_sys::window()?.navigator().user_agent().ok()
+}
+
+fn pool_failure_browser() -> Option<String> {
+    web_sys::window()?.local_storage().ok().flatten()?.get_item(POOL_FAILED_KEY).ok().flatten()
+}
+
+/// Notes that the threaded module did not start in this browser.
+pub fn remember_pool_failure() {
+    if let (Some(storage), Some(agent)) = (web_sys::window().and_then(|window| window.local_storage().ok().flatten()), user_agent()) {
+        let _ = storage.set_item(POOL_FAILED_KEY, &agent);
+    }
 }
 
 /// Creates the device for `path`, and on WebGPU chooses this thread's GPU kernels for the adapter.

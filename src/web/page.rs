@@ -2,7 +2,7 @@
 //! sample photo, starts the worker, routes the worker's messages to the views, and updates the
 //! views that depend on each [`Change`].
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::{Reflect, Uint8Array};
@@ -10,14 +10,15 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::MessageEvent;
 
-use super::adapter::{adapter_summary, init_device, thread_support};
+use super::adapter::{adapter_summary, init_device, remember_pool_failure, thread_support};
 use super::app::{App, Change, SharedApp, adopt_weights, dataset_manifest_url, send, show_error};
 use super::{dom, measure, workers};
 use super::views::{
     self, charts, collection, compute, dataset, distance, explanation, model, photo, positions, probe, site, test_set, training, weights,
 };
 use crate::compute::{
-    ComputePath, PathRequest, SpeedBound, choose_path, measurement_key, parse_threads, plan_threads, stall_limit_seconds, stalled_worker_message,
+    ComputePath, PathRequest, SpeedBound, WORKER_START_LIMIT_SECONDS, choose_path, measurement_key, parse_threads, plan_threads, pool_timeout_note,
+    run_not_started_message, stall_limit_seconds, stalled_worker_message, worker_not_started_message,
 };
 use crate::inference::AttentionView;
 use crate::model::Preset;
@@ -88,6 +89,7 @@ async fn start_up() -> Result<(), String> {
         worker_ready: false,
         worker_heard_ms: dom::now_ms(),
         paused: false,
+        run_started: false,
         slowest_step_ms: 0.0,
         last_step_ms: 0.0,
         dataset_ready: false,
@@ -218,19 +220,40 @@ fn listen_to_worker(app: &SharedApp) {
     on_error.forget();
 }
 
-/// Checks every second that a training worker still answers, and replaces one that stopped.
+/// Checks every second that the training worker still answers: that a new one says it is ready,
+/// that a run asked for starts, and that a pool's run goes on. One that stopped is replaced, and
+/// the person is told; nothing waits forever in silence.
 fn watch_worker(app: &SharedApp) {
     let app = app.clone();
+    let gave_up_on_start = Cell::new(false);
     let check = Closure::<dyn Fn()>::new(move || {
-        // Only a pool can leave the worker waiting silently; a one-thread worker that crashes
-        // raises an error event instead.
-        let (working, compute, heard, slowest) = {
+        let (ready, training, started, paused, threads, compute, heard, slowest) = {
             let app = app.borrow();
-            (app.training && !app.paused && app.worker_threads > 1, app.compute, app.worker_heard_ms, app.slowest_step_ms)
+            (app.worker_ready, app.training, app.run_started, app.paused, app.worker_threads, app.compute, app.worker_heard_ms, app.slowest_step_ms)
         };
         let silent_seconds = (dom::now_ms() - heard) / 1000.0;
-        if working && silent_seconds > stall_limit_seconds(compute, slowest / 1000.0) {
-            replace_worker(&app, &stalled_worker_message(silent_seconds));
+        if !ready {
+            if silent_seconds <= WORKER_START_LIMIT_SECONDS || gave_up_on_start.get() {
+                return;
+            }
+            if threads > 1 {
+                // The threaded module hangs rather than fails in some engines: one thread, said so.
+                remember_pool_failure();
+                compute::show_worker_threads(compute, 1, Some(&pool_timeout_note(silent_seconds)));
+                app.borrow_mut().worker_threads = 1;
+                restart_worker(&app);
+            } else {
+                gave_up_on_start.set(true);
+                show_error(&worker_not_started_message(silent_seconds));
+            }
+            return;
+        }
+        // Any worker may leave a request to train unanswered; once a run is under way, only a pool
+        // can leave it waiting silently (a one-thread worker that crashes raises an error event).
+        let waiting = training && !paused && (!started || threads > 1);
+        if waiting && silent_seconds > stall_limit_seconds(compute, slowest / 1000.0) {
+            let message = if started { stalled_worker_message(silent_seconds) } else { run_not_started_message(silent_seconds) };
+            replace_worker(&app, &message);
         }
     });
     if let Some(window) = web_sys::window() {
@@ -242,6 +265,13 @@ fn watch_worker(app: &SharedApp) {
 /// Ends a worker that died or stopped answering and starts another like it, which loads the
 /// dataset again (from browser storage) and offers the last checkpoint.
 fn replace_worker(app: &SharedApp, message: &str) {
+    // As if the worker had said so: the training card and the runs table both learn of it.
+    on_worker_output(app, WorkerOutput::TrainingFailed { message: message.to_string() }, None);
+    restart_worker(app);
+}
+
+/// Ends the current worker and starts another on `app.worker_threads`.
+fn restart_worker(app: &SharedApp) {
     let threads = {
         let mut app = app.borrow_mut();
         app.worker.terminate();
@@ -249,8 +279,6 @@ fn replace_worker(app: &SharedApp, message: &str) {
         app.dataset_ready = false;
         app.worker_threads
     };
-    // As if the worker had said so: the training card and the runs table both learn of it.
-    on_worker_output(app, WorkerOutput::TrainingFailed { message: message.to_string() }, None);
     match workers::start(threads) {
         Ok(worker) => {
             {
@@ -271,7 +299,9 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
         let mut app = app.borrow_mut();
         app.worker_heard_ms = now;
         match output {
-            WorkerOutput::TrainingStarted { .. } => (app.slowest_step_ms, app.last_step_ms, app.paused) = (0.0, now, false),
+            WorkerOutput::TrainingStarted { .. } => {
+                (app.slowest_step_ms, app.last_step_ms, app.paused, app.run_started) = (0.0, now, false, true)
+            }
             WorkerOutput::Step { step, .. } => {
                 if step > 1 {
                     app.slowest_step_ms = app.slowest_step_ms.max(now - app.last_step_ms);
@@ -286,6 +316,9 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
     match output {
         WorkerOutput::WorkerReady { threads, note } => {
             app.borrow_mut().worker_ready = true;
+            if note.is_some() {
+                remember_pool_failure();
+            }
             compute::show_worker_threads(app.borrow().compute, threads, note.as_deref());
             dataset::loading_started();
             send(app, &WorkerInput::LoadPreparedDataset { manifest_url: dataset_manifest_url() }, None);

@@ -132,9 +132,11 @@ async fn yield_to_events(milliseconds: i32) {
 }
 
 /// Called by `www/worker.js` once the module is initialised (and, in the threaded module, its
-/// pool started); `note` says why the worker runs on fewer threads than asked, if it does.
+/// pool started); `pool_error` names the error that kept the threaded module from starting, when
+/// this one runs in its place.
 #[wasm_bindgen]
-pub fn worker_start(note: Option<String>) {
+pub fn worker_start(pool_error: Option<String>) {
+    let note = pool_error.as_deref().map(crate::compute::pool_failure_note);
     console_error_panic_hook::set_once();
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(|event: MessageEvent| {
         let data = event.data();

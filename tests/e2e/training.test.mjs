@@ -504,3 +504,29 @@ test("a worker's pool whose threads die ends the run with a message, and its las
   assert.deepEqual(await page.$$eval("#runs-body tr", (rows) => rows.map((row) => row.dataset.status)), ["finished", "failed"]);
   await context.close();
 });
+
+test("a worker that never answers Start ends the wait with a message, and Start works again", async () => {
+  // As in an engine where the worker hangs: this page's worker drops every request to train (its
+  // script is served with a filter on its message handler; no service worker, so the route sees it).
+  const context = await shared.browser.newContext({ serviceWorkers: "block" });
+  await context.route("**/worker.js*", async (route) => {
+    const original = await (await route.fetch()).text();
+    const deaf = `${original}
+      const answer = self.onmessage;
+      self.onmessage = (event) => { if (event.data?.kind !== "Train") answer(event); };`;
+    await route.fulfill({ body: deaf, contentType: "text/javascript" });
+  });
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}${SMALL}&threads=1`);
+  await datasetReady(page);
+  await page.fill("#recipe-form [name=epochs]", "1");
+  await page.click("#train-start");
+  assert.equal(await page.locator("#train-status").textContent(), "starting…");
+  await page.waitForSelector("#error:not([hidden])", { timeout: 5 * MINUTES });
+  assert.match(await page.locator("#error").textContent(), /^Training did not start: the worker sent nothing for \d+ s after it was asked\. .*press Start to try again/);
+  assert.equal(await page.locator("#train-status").textContent(), "failed");
+  // A new worker took the deaf one's place; once it has the dataset, Start is offered again.
+  await datasetReady(page);
+  await page.waitForFunction(() => !document.querySelector("#train-start").disabled, null, { timeout: 5 * MINUTES });
+  await context.close();
+});

@@ -61,6 +61,8 @@ pub fn show_worker_threads(path: ComputePath, threads: usize, note: Option<&str>
     let _ = element.set_attribute("data-threads", &threads.to_string());
     if let (ComputePath::Cpu, Some(note)) = (path, note) {
         set_text("compute-threads", &format!("{threads} thread: {note}."));
+        // The selector offered counts that cannot run here.
+        set_hidden("threads-choice", true);
     }
 }
 

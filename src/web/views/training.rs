@@ -14,7 +14,7 @@ use crate::display::{bytes, duration, group_thousands, training_title};
 use crate::model::Preset;
 use crate::protocol::{CheckpointSummary, DatasetSource, WorkerInput, WorkerOutput};
 use crate::training::{EpochMetrics, MetricsHistory, NamedRecipe, RecipeForm, StepPoint, TEN_MINUTES, TrainingRecipe, epochs_within};
-use crate::web::app::{Change, SharedApp, changed, send, show_error};
+use crate::web::app::{App, Change, SharedApp, changed, send, show_error};
 use crate::web::dom::{self, element, set_hidden, set_text};
 
 /// The page's title when it is not training.
@@ -270,7 +270,7 @@ pub fn wire(app: &SharedApp) {
     on_click("checkpoint-resume", app, |app| {
         let (compute, probe) = {
             let mut app = app.borrow_mut();
-            app.training = true;
+            begin_waiting_for_run(&mut app);
             (app.compute, app.probe.image.clone())
         };
         set_hidden("checkpoint-offer", true);
@@ -309,7 +309,7 @@ fn start(app: &SharedApp) {
     clear_epoch_table();
     let (compute, probe, base) = {
         let mut app = app.borrow_mut();
-        app.training = true;
+        begin_waiting_for_run(&mut app);
         app.planned_epochs = recipe.epochs;
         app.history = MetricsHistory::default();
         // On a person's own pictures the run fine-tunes the current model (the worker gives it a
@@ -321,6 +321,13 @@ fn start(app: &SharedApp) {
     refresh_buttons(app);
     let base = base.map(|bytes| ("bytes", Uint8Array::from(bytes.as_slice()).into()));
     send(app, &WorkerInput::Train { recipe, compute, probe }, base);
+}
+
+/// Marks a run as asked for: training, and waiting for the worker to say it started, from now.
+fn begin_waiting_for_run(app: &mut App) {
+    app.training = true;
+    app.run_started = false;
+    app.worker_heard_ms = dom::now_ms();
 }
 
 /// Enables exactly the buttons that make sense now.
