@@ -44,6 +44,19 @@ impl PathRequest {
     }
 }
 
+/// What the page's link asks for in `?compute=` and `?threads=` that the page cannot use, in
+/// the words of the form's "In the link: …" message; the page then does as if it were absent.
+pub fn unusable_link_values(compute: Option<&str>, threads: Option<&str>) -> Vec<String> {
+    let mut unusable = Vec::new();
+    if let Some(value) = compute.filter(|value| !matches!(value.to_ascii_lowercase().as_str(), "auto" | "webgpu" | "gpu" | "cpu" | "wasm")) {
+        unusable.push(format!("compute: '{value}' is not auto, webgpu or cpu, so the page chose by measuring"));
+    }
+    if let Some(value) = threads.filter(|value| parse_threads(Some(value)).is_none()) {
+        unusable.push(format!("threads: '{value}' is not a whole number from 1 up, so the page runs one per core"));
+    }
+    unusable
+}
+
 /// What the browser told us about its WebGPU adapter (`GPUAdapter.info`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -505,6 +518,16 @@ mod tests {
         assert_eq!(plan_threads(None, failed).threads, 1, "threads that failed here are not tried on every visit");
         assert!(plan_threads(None, failed).reason.contains("did not start in this browser"));
         assert_eq!(plan_threads(Some(4), failed).threads, 4, "unless a link asks");
+    }
+
+    #[test]
+    fn unusable_link_values_are_named() {
+        assert!(unusable_link_values(Some("WebGPU"), Some("3")).is_empty());
+        assert!(unusable_link_values(None, None).is_empty());
+        let named = unusable_link_values(Some("fast"), Some("many"));
+        assert_eq!(named.len(), 2);
+        assert!(named[0].starts_with("compute: 'fast' is not auto, webgpu or cpu"), "{named:?}");
+        assert!(named[1].starts_with("threads: 'many' is not a whole number"), "{named:?}");
     }
 
     #[test]

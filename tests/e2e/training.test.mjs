@@ -142,6 +142,13 @@ test("the address is a link to the recipe: the form writes it, a link fills the 
   await other.click("#train-start");
   assert.match(await other.locator("#recipe-error").textContent(), /learning rate/);
   assert.equal(await other.locator("#train-status").textContent(), "idle");
+  // The page's own parameters, unusable: named in the same message, and the page goes on.
+  await other.goto(`${shared.server.url}?dataset=data/small/manifest.json&compute=fast&threads=many&recipe=fastest`);
+  await other.waitForSelector("body[data-ready]", { timeout: 5 * MINUTES });
+  assert.equal(await other.locator("#recipe-error").textContent(),
+    "In the link: compute: 'fast' is not auto, webgpu or cpu, so the page chose by measuring; threads: 'many' is not a whole number from 1 up, " +
+    "so the page runs one per core; recipe: 'fastest' is not one of the named recipes, so the form shows the reference");
+  assert.equal(await other.locator("#recipe-named").inputValue(), "reference");
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -136,8 +136,14 @@ const OWN_VALUES: &str = "Your own values: change any field below.";
 /// of the named recipe; the form's message says what in the link is not a usable value.
 fn apply_link() {
     let pairs = dom::query_pairs();
+    let value = |name: &str| pairs.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str());
+    let mut unusable = crate::compute::unusable_link_values(value("compute"), value("threads"));
+    if let Some(key) = value("recipe").filter(|key| NamedRecipe::from_key(key).is_none()) {
+        unusable.push(format!("recipe: '{key}' is not one of the named recipes, so the form shows the reference"));
+    }
     let named = read_form();
     let (linked, any) = named.clone().with_query(pairs.iter().map(|(name, value)| (name.as_str(), value.as_str())));
+    show_link_problems(&unusable, None);
     if !any {
         return;
     }
@@ -147,8 +153,14 @@ fn apply_link() {
         element::<HtmlSelectElement>("recipe-named").set_value(CUSTOM);
         set_text("recipe-about", "The recipe from the link you opened: change any field below.");
     }
-    if let Err(error) = linked.parse() {
-        set_text("recipe-error", &format!("In the link: {error}"));
+    show_link_problems(&unusable, linked.parse().err().map(|error| error.to_string()));
+}
+
+/// The form's "In the link: …" message: every value in the page's link it could not use.
+fn show_link_problems(unusable: &[String], recipe_error: Option<String>) {
+    let problems: Vec<String> = recipe_error.into_iter().chain(unusable.iter().cloned()).collect();
+    if !problems.is_empty() {
+        set_text("recipe-error", &format!("In the link: {}", problems.join("; ")));
         set_hidden("recipe-error", false);
     }
 }
