@@ -112,6 +112,14 @@ fi
 # Debian's CPU-only torch (about 150 MB to download) rather than PyPI's, which brings 3 GB of
 # CUDA libraries; safetensors is not packaged, so a venv on top of the system site-packages.
 [ -n "${WITH_TORCH:-}" ] || return 0 2>/dev/null || exit 0
+# The other engines the page tests drive through WebDriver (tests/e2e/engines.test.mjs): Firefox
+# through geckodriver, built from crates.io, and WebKitGTK's MiniBrowser through WebKitWebDriver,
+# which needs a display (Xvfb).
+apt_install firefox-esr webkit2gtk-driver xvfb xauth
+if [ "$(geckodriver --version 2>/dev/null | awk 'NR==1 {print $2}')" != "0.37.1" ]; then
+    log "cargo install geckodriver 0.37.1 (a few minutes)"
+    cargo_install geckodriver 0.37.1
+fi
 apt_install python3-torch python3-venv
 export TORCH_PYTHON="$tools/torch-venv/bin/python"
 if ! "$TORCH_PYTHON" -c 'import torch, safetensors' 2>/dev/null; then

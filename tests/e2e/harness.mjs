@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
 
-const DIST = resolve(import.meta.dirname, "../../dist");
+const DIST = resolve(process.env.E2E_DIST ?? resolve(import.meta.dirname, "../../dist"));
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const ARGS = [
   "--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan",

@@ -17,7 +17,10 @@ export const ISOLATION = { "cross-origin-opener-policy": "same-origin", "cross-o
 
 export async function serve(root, { headers = {} } = {}) {
   let sent = { bytes: 0, files: 0 };
+  let offline = false;
   const server = createServer(async (request, response) => {
+    // As a network that is gone: the connection drops without an answer.
+    if (offline) return request.socket.destroy();
     const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname));
     const file = join(root, path.endsWith("/") ? `${path}index.html` : path);
     if (!file.startsWith(root)) return response.writeHead(403).end();
@@ -45,6 +48,8 @@ export async function serve(root, { headers = {} } = {}) {
   return {
     url: `http://127.0.0.1:${server.address().port}/`,
     close: () => server.close(),
+    /** Drops every request while set, for engines whose driver cannot take the browser offline. */
+    setOffline: (value) => { offline = value; },
     /** What the server sent since the last call: bytes and files. */
     sent: () => { const counted = sent; sent = { bytes: 0, files: 0 }; return counted; },
   };
