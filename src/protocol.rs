@@ -32,6 +32,8 @@ pub enum WorkerInput {
     /// classes are not the dataset's, they are fine-tuned with a new head). `probe` is a 32×32
     /// RGBA image whose attention the worker reports as training goes.
     Train {
+        /// The page's id of the run, which names its checkpoint (`runs::checkpoint_file`).
+        run_id: u64,
         recipe: TrainingRecipe,
         compute: ComputePath,
         #[serde(with = "serde_bytes")]
@@ -44,15 +46,15 @@ pub enum WorkerInput {
         #[serde(with = "serde_bytes")]
         probe: Vec<u8>,
     },
-    /// Continue the checkpointed run (see [`WorkerOutput::CheckpointFound`]).
+    /// Continue run `run_id` from its checkpoint.
     ResumeTraining {
+        run_id: u64,
         compute: ComputePath,
         #[serde(with = "serde_bytes")]
         probe: Vec<u8>,
     },
-    /// Send the checkpoint's weights to the page.
-    UseCheckpoint,
-    DiscardCheckpoint,
+    /// Send the weights of run `run_id`'s checkpoint to the page.
+    UseCheckpoint { run_id: u64 },
     Pause,
     Resume,
     Stop,
@@ -146,8 +148,6 @@ pub enum WorkerOutput {
     /// burn's WebGPU memory pools hold (none on the CPU path), to see that both stay flat from
     /// epoch to epoch.
     Epoch { metrics: EpochMetrics, evaluation: TestEvaluation, heap_bytes: u64, gpu_bytes: Option<u64> },
-    /// Browser storage holds a checkpoint from an earlier visit.
-    CheckpointFound { summary: CheckpointSummary },
     /// A checkpoint was written after `epoch`.
     CheckpointSaved { epoch: usize, bytes: u64 },
     /// Writing or reading a checkpoint failed; training itself goes on.
@@ -164,29 +164,6 @@ pub enum WorkerOutput {
     /// One step of a [`WorkerInput::Measure`]: its time (the loss read back) and its loss.
     MeasuredStep { step: usize, seconds: f64, loss: f32 },
     MeasureFailed { message: String },
-}
-
-/// What the page says about a checkpoint it offers to resume.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckpointSummary {
-    pub epochs_done: usize,
-    pub epochs: usize,
-    pub test_accuracy: Option<f32>,
-    /// False for a WebGPU run, whose AdamW moments restart on resuming.
-    pub exact: bool,
-    pub preset: String,
-}
-
-impl CheckpointSummary {
-    pub fn of(checkpoint: &crate::training::Checkpoint) -> Self {
-        Self {
-            epochs_done: checkpoint.epochs_done,
-            epochs: checkpoint.recipe.epochs,
-            test_accuracy: checkpoint.history.epochs.last().map(|epoch| epoch.test_accuracy),
-            exact: checkpoint.trainer.is_some(),
-            preset: checkpoint.recipe.preset.name().to_string(),
-        }
-    }
 }
 
 /// Float arrays as their little-endian bytes. serde-wasm-bindgen turns a `Vec<f32>` into a JS
@@ -224,7 +201,7 @@ mod tests {
 
     #[test]
     fn messages_carry_a_kind_tag_and_round_trip() {
-        let input = WorkerInput::Train { recipe: TrainingRecipe::default(), compute: ComputePath::Cpu, probe: vec![0; 4] };
+        let input = WorkerInput::Train { run_id: 7, recipe: TrainingRecipe::default(), compute: ComputePath::Cpu, probe: vec![0; 4] };
         let json = serde_json::to_value(&input).unwrap();
         assert_eq!(json["kind"], "Train");
         assert_eq!(serde_json::from_value::<WorkerInput>(json).unwrap(), input);

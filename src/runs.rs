@@ -1,6 +1,11 @@
 //! The page's record of its training runs: each run's recipe, where it ran, its metrics and how
 //! it ended, kept in browser storage so that runs can be compared, labelled by what changed from
 //! the run before, overlaid on the charts and exported (the table as CSV, a run as JSON).
+//!
+//! Several tabs share the stored table. Each changes it by a [`Change`] applied to the table as
+//! stored at that moment ([`apply`]), never by writing back its own copy, so that two tabs that
+//! finish, stop or delete runs at once keep every run. A run is trained by one tab at a time,
+//! the one holding its lock; a run stored as running whose lock nobody holds was cut off.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +20,11 @@ pub const KEPT_STEPS: usize = 500;
 pub const KEPT_WEIGHTS: usize = 3;
 /// How many runs the table keeps; the oldest go first.
 pub const KEPT_RUNS: usize = 100;
+/// How many of the latest runs keep a checkpoint to resume from (6.6 MB each for the tiny preset,
+/// 40 MB for the small one: weights and the optimizer's moments).
+pub const KEPT_CHECKPOINTS: usize = 3;
+/// Where the page kept its one checkpoint before each run had its own.
+pub const LEGACY_CHECKPOINT: &str = "training-checkpoint.vitckpt";
 
 /// The colours of runs overlaid on the charts, by their place in the table (the charts' own
 /// blue and orange are the current weights').
@@ -30,11 +40,28 @@ pub fn weights_file(id: u64) -> String {
     format!("run-{id}.safetensors")
 }
 
-/// A new run's id: its start time in milliseconds, or one more than the latest stored run's
-/// when the clock says otherwise (two runs in one millisecond, a clock set back).
-pub fn next_id(runs: &[Run], now_ms: f64) -> u64 {
+/// The file in browser storage that keeps run `id`'s checkpoint (the worker writes it).
+pub fn checkpoint_file(id: u64) -> String {
+    format!("checkpoint-{id}.vitckpt")
+}
+
+/// The name of the lock a tab holds while it trains run `id` (the Web Locks API).
+pub fn lock_name(id: u64) -> String {
+    format!("vit-web-run-{id}")
+}
+
+/// The run id a lock name belongs to.
+pub fn locked_run(lock: &str) -> Option<u64> {
+    lock.strip_prefix("vit-web-run-")?.parse().ok()
+}
+
+/// A new run's id: its start time in milliseconds times a thousand plus `salt` (below 1,000, drawn
+/// at random, so that two tabs starting runs in one millisecond differ), or one more than the
+/// latest run this tab knows of when the clock says otherwise. Ids of runs stored before the salt
+/// are their start times in milliseconds, and smaller.
+pub fn next_id(runs: &[Run], now_ms: f64, salt: u64) -> u64 {
     let latest = runs.iter().map(|run| run.id).max().unwrap_or(0);
-    (now_ms.max(0.0) as u64).max(latest + 1)
+    ((now_ms.max(0.0) as u64) * 1000 + salt % 1000).max(latest + 1)
 }
 
 /// How a run ended, or that it has not.
@@ -58,6 +85,41 @@ impl RunStatus {
             RunStatus::Stopped => "stopped",
             RunStatus::Failed { .. } => "failed",
             RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Which runs are being trained now, as one tab knows it: its own, and those whose lock another
+/// tab holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trainers {
+    pub here: Option<u64>,
+    pub elsewhere: Vec<u64>,
+}
+
+impl Trainers {
+    /// Every run being trained, in this tab or another.
+    pub fn all(&self) -> Vec<u64> {
+        self.here.into_iter().chain(self.elsewhere.iter().copied()).collect()
+    }
+}
+
+/// A run's status as one tab shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seen {
+    /// This tab trains it.
+    Here,
+    InAnotherTab,
+    Ended(RunStatus),
+}
+
+impl Seen {
+    /// The word the table shows, and its `data-status`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Seen::Here => "running",
+            Seen::InAnotherTab => "training in another tab",
+            Seen::Ended(status) => status.label(),
         }
     }
 }
@@ -86,6 +148,10 @@ pub struct Run {
     /// SHA-256 of the last weight file it produced, and whether browser storage still holds it.
     pub weights_sha256: Option<String>,
     pub weights_kept: bool,
+    /// The epoch after which its checkpoint ([`checkpoint_file`]) was saved, while browser
+    /// storage holds one.
+    #[serde(default)]
+    pub checkpoint_epoch: Option<usize>,
 }
 
 impl Run {
@@ -104,6 +170,18 @@ impl Run {
             seconds: 0.0,
             weights_sha256: None,
             weights_kept: false,
+            checkpoint_epoch: None,
+        }
+    }
+
+    /// Where the run stands, as a tab that knows who trains which run sees it.
+    pub fn seen(&self, trainers: &Trainers) -> Seen {
+        match &self.status {
+            RunStatus::Running if trainers.here == Some(self.id) => Seen::Here,
+            RunStatus::Running if trainers.elsewhere.contains(&self.id) => Seen::InAnotherTab,
+            // Its tab went away without saying so: a reload, a closed or crashed tab.
+            RunStatus::Running => Seen::Ended(RunStatus::Interrupted),
+            status => Seen::Ended(status.clone()),
         }
     }
 
@@ -250,21 +328,108 @@ pub fn to_csv(runs: &[Run]) -> String {
     String::from_utf8(writer.into_inner().expect("writing to memory")).expect("CSV of strings is UTF-8")
 }
 
-/// The stored runs, read back; runs still marked running were cut off by the page going away.
+/// The stored runs, read back. A run stored as running may be training in another tab, or may
+/// have been cut off: [`Run::seen`] tells which.
 pub fn from_json(text: &str) -> Result<Vec<Run>, String> {
-    let mut runs: Vec<Run> = serde_json::from_str(text).map_err(|error| format!("the stored runs are unreadable ({error})"))?;
-    for run in &mut runs {
-        if run.status == RunStatus::Running {
-            run.status = RunStatus::Interrupted;
-        }
-    }
-    Ok(runs)
+    serde_json::from_str(text).map_err(|error| format!("the stored runs are unreadable ({error})"))
 }
 
-/// The ids of runs whose weights should no longer be kept: all but the latest [`KEPT_WEIGHTS`]
-/// that have them.
-pub fn weights_to_drop(runs: &[Run]) -> Vec<u64> {
-    runs.iter().rev().filter(|run| run.weights_kept).skip(KEPT_WEIGHTS).map(|run| run.id).collect()
+/// The runs as storage keeps them.
+pub fn to_json(runs: &[Run]) -> String {
+    serde_json::to_string(&runs.iter().map(Run::to_store).collect::<Vec<_>>()).expect("runs serialise")
+}
+
+/// One tab's change to the stored runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// Adds a run, or replaces the record of one with its id: only the tab training a run
+    /// writes its record.
+    Put(Run),
+    Delete(u64),
+    /// Forgets run `id`'s checkpoint (the person discarded it).
+    DropCheckpoint(u64),
+    /// Browser storage now holds run `id`'s latest weights: said once they are written, which
+    /// may be after the run's last record.
+    WeightsKept(u64),
+}
+
+/// Replaces the run with `run`'s id, or adds it in start order.
+pub fn put(runs: &mut Vec<Run>, run: Run) {
+    match runs.iter_mut().find(|stored| stored.id == run.id) {
+        Some(stored) => *stored = run,
+        None => {
+            let at = runs.partition_point(|stored| stored.id < run.id);
+            runs.insert(at, run);
+        }
+    }
+}
+
+/// The files a change leaves without a run to keep them: the weights and checkpoints of the runs
+/// it deleted or forgot, and of runs no longer among the latest few that keep theirs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dropped {
+    pub weights: Vec<u64>,
+    pub checkpoints: Vec<u64>,
+}
+
+/// Applies `change` to the runs as stored now, in start order. Runs being trained (`training`:
+/// in any tab) keep their files whatever their age, since their tab writes them again after its
+/// next epoch.
+pub fn apply(runs: &mut Vec<Run>, change: Change, training: &[u64]) -> Dropped {
+    let mut dropped = Dropped::default();
+    let forget = |run: &Run, dropped: &mut Dropped| {
+        if run.weights_kept {
+            dropped.weights.push(run.id);
+        }
+        if run.checkpoint_epoch.is_some() {
+            dropped.checkpoints.push(run.id);
+        }
+    };
+    match change {
+        Change::Put(run) => put(runs, run),
+        Change::Delete(id) => {
+            if let Some(at) = runs.iter().position(|run| run.id == id) {
+                forget(&runs.remove(at), &mut dropped);
+            }
+        }
+        Change::WeightsKept(id) => {
+            if let Some(run) = runs.iter_mut().find(|run| run.id == id) {
+                run.weights_kept = true;
+            }
+        }
+        Change::DropCheckpoint(id) => {
+            if runs.iter_mut().find(|run| run.id == id).and_then(|run| run.checkpoint_epoch.take()).is_some() {
+                dropped.checkpoints.push(id);
+            }
+        }
+    }
+    let excess = runs.len().saturating_sub(KEPT_RUNS);
+    for run in runs.drain(..excess) {
+        forget(&run, &mut dropped);
+    }
+    let idle = |run: &&mut Run| !training.contains(&run.id);
+    for run in runs.iter_mut().rev().filter(|run| run.weights_kept).skip(KEPT_WEIGHTS).filter(idle) {
+        run.weights_kept = false;
+        dropped.weights.push(run.id);
+    }
+    for run in runs.iter_mut().rev().filter(|run| run.checkpoint_epoch.is_some()).skip(KEPT_CHECKPOINTS).filter(idle) {
+        run.checkpoint_epoch = None;
+        dropped.checkpoints.push(run.id);
+    }
+    dropped
+}
+
+/// The runs a tab offers to resume or take weights from, as it opens or when they change: those
+/// with a checkpoint, this tab's own latest run first (`own`, which a reload keeps), then newest
+/// first. The run this tab trains now is not among them.
+pub fn offers<'a>(runs: &'a [Run], own: Option<u64>, trainers: &Trainers) -> Vec<&'a Run> {
+    let mut offered: Vec<&Run> =
+        runs.iter().rev().filter(|run| run.checkpoint_epoch.is_some() && trainers.here != Some(run.id)).collect();
+    if let Some(at) = offered.iter().position(|run| Some(run.id) == own) {
+        let mine = offered.remove(at);
+        offered.insert(0, mine);
+    }
+    offered
 }
 
 #[cfg(test)]
@@ -354,34 +519,115 @@ mod tests {
     }
 
     #[test]
-    fn stored_runs_round_trip_and_a_cut_off_run_reads_as_interrupted() {
+    fn stored_runs_round_trip_and_a_running_run_is_seen_by_who_trains_it() {
         let mut finished = run(1, TrainingRecipe::default());
         finished.status = RunStatus::Finished;
-        let cut_off = run(2, TrainingRecipe::default());
-        let text = serde_json::to_string(&[finished.clone(), cut_off]).unwrap();
-        let runs = from_json(&text).unwrap();
-        assert_eq!(runs[0], finished);
-        assert_eq!(runs[1].status, RunStatus::Interrupted);
+        let running = run(2, TrainingRecipe::default());
+        let runs = from_json(&to_json(&[finished.clone(), running.clone()])).unwrap();
+        assert_eq!(runs, [finished, running]);
         assert!(from_json("{not json").unwrap_err().starts_with("the stored runs are unreadable"));
-        let json: serde_json::Value = serde_json::from_str(&runs[0].to_json()).unwrap();
-        assert_eq!(json["status"]["state"], "finished");
-        assert_eq!(json["recipe"]["batch_size"], 256);
+        let old: serde_json::Value = serde_json::from_str(&runs[0].to_json()).unwrap();
+        assert_eq!((&old["status"]["state"], &old["recipe"]["batch_size"]), (&"finished".into(), &256.into()));
+        let mut before_checkpoints = old.clone();
+        before_checkpoints.as_object_mut().unwrap().remove("checkpoint_epoch");
+        let read: Run = serde_json::from_value(before_checkpoints).unwrap();
+        assert_eq!(read.checkpoint_epoch, None, "runs stored before each had a checkpoint still read");
+
+        let trainers = |here, elsewhere: &[u64]| Trainers { here, elsewhere: elsewhere.to_vec() };
+        assert_eq!(runs[1].seen(&trainers(Some(2), &[])), Seen::Here);
+        assert_eq!(runs[1].seen(&trainers(None, &[2])), Seen::InAnotherTab);
+        assert_eq!(runs[1].seen(&trainers(None, &[3])), Seen::Ended(RunStatus::Interrupted), "its tab went away");
+        assert_eq!(runs[0].seen(&trainers(None, &[1])), Seen::Ended(RunStatus::Finished));
+        assert_eq!(Seen::InAnotherTab.label(), "training in another tab");
+        assert_eq!(trainers(Some(2), &[5, 7]).all(), [2, 5, 7]);
+        assert_eq!((lock_name(42), locked_run("vit-web-run-42"), locked_run("other")), ("vit-web-run-42".into(), Some(42), None));
     }
 
     #[test]
-    fn ids_follow_the_clock_and_never_repeat() {
-        let runs = vec![run(1_700_000_000_000, TrainingRecipe::default())];
-        assert_eq!(next_id(&runs, 1_700_000_000_500.0), 1_700_000_000_500);
-        assert_eq!(next_id(&runs, 1_600_000_000_000.0), 1_700_000_000_001, "a clock set back");
-        assert_eq!(next_id(&[], 5.0), 5);
-        assert_eq!(weights_file(42), "run-42.safetensors");
+    fn ids_follow_the_clock_never_repeat_and_differ_between_tabs() {
+        let runs = vec![run(1_700_000_000_000_123, TrainingRecipe::default())];
+        assert_eq!(next_id(&runs, 1_700_000_000_500.0, 7), 1_700_000_000_500_007);
+        assert_eq!(next_id(&runs, 1_700_000_000_500.0, 1_007), 1_700_000_000_500_007, "the salt stays below a millisecond");
+        assert_eq!(next_id(&runs, 1_600_000_000_000.0, 7), 1_700_000_000_000_124, "a clock set back");
+        assert_eq!(next_id(&[], 5.0, 1), 5_001);
+        assert_ne!(next_id(&[], 5.0, 1), next_id(&[], 5.0, 2), "two tabs in one millisecond");
+        assert_eq!((weights_file(42), checkpoint_file(42)), ("run-42.safetensors".into(), "checkpoint-42.vitckpt".into()));
+    }
+
+    /// Runs 1..=count, each with weights and a checkpoint, finished.
+    fn kept_runs(count: u64) -> Vec<Run> {
+        (1..=count)
+            .map(|id| Run { weights_kept: true, checkpoint_epoch: Some(1), status: RunStatus::Finished, ..run(id, TrainingRecipe::default()) })
+            .collect()
     }
 
     #[test]
-    fn only_the_latest_runs_keep_their_weights() {
-        let runs: Vec<Run> = (1..=5).map(|id| Run { weights_kept: id != 4, ..run(id, TrainingRecipe::default()) }).collect();
-        // Runs 5, 3 and 2 are the latest three with weights; run 1's go.
-        assert_eq!(weights_to_drop(&runs), [1]);
-        assert!(weights_to_drop(&runs[..3]).is_empty());
+    fn a_change_applies_to_the_table_as_stored_so_no_tab_loses_another_tabs_run() {
+        // Tab A knows runs 1 and 2; tab B added run 3 since. A's run 2 finishing keeps run 3.
+        let mut stored = kept_runs(1);
+        apply(&mut stored, Change::Put(run(2, TrainingRecipe::default())), &[2]);
+        apply(&mut stored, Change::Put(run(3, TrainingRecipe { batch_size: 32, ..TrainingRecipe::default() })), &[2, 3]);
+        let finished = Run { status: RunStatus::Finished, ..stored[1].clone() };
+        apply(&mut stored, Change::Put(finished), &[3]);
+        assert_eq!(stored.iter().map(|run| (run.id, run.status.label())).collect::<Vec<_>>(), [(1, "finished"), (2, "finished"), (3, "running")]);
+        // A delete in one tab and a finish in another, in either order, keep everything else.
+        for delete_first in [true, false] {
+            let mut table = stored.clone();
+            let changes = [Change::Delete(1), Change::Put(Run { status: RunStatus::Stopped, ..stored[2].clone() })];
+            let order: Vec<Change> = if delete_first { changes.to_vec() } else { changes.into_iter().rev().collect() };
+            let dropped: Vec<Dropped> = order.into_iter().map(|change| apply(&mut table, change, &[])).collect();
+            assert_eq!(table.iter().map(|run| (run.id, run.status.label())).collect::<Vec<_>>(), [(2, "finished"), (3, "stopped")]);
+            assert!(dropped.contains(&Dropped { weights: vec![1], checkpoints: vec![1] }), "the deleted run's files go with it");
+        }
+        // A run added out of order (a slow tab) lands in start order.
+        let mut table = kept_runs(2);
+        apply(&mut table, Change::Put(run(5, TrainingRecipe::default())), &[]);
+        apply(&mut table, Change::Put(run(4, TrainingRecipe::default())), &[]);
+        assert_eq!(table.iter().map(|run| run.id).collect::<Vec<_>>(), [1, 2, 4, 5]);
+        assert_eq!(apply(&mut table, Change::Delete(99), &[]), Dropped::default());
+        assert_eq!(apply(&mut table, Change::DropCheckpoint(2), &[]), Dropped { weights: vec![], checkpoints: vec![2] });
+        // Weights written after the run's last record (its end) are marked kept on the stored record.
+        let mut ended = vec![Run { status: RunStatus::Finished, ..run(7, TrainingRecipe::default()) }];
+        apply(&mut ended, Change::WeightsKept(7), &[]);
+        assert_eq!((ended[0].weights_kept, ended[0].status.label()), (true, "finished"));
+        assert_eq!((table[1].checkpoint_epoch, table[1].weights_kept), (None, true), "a discarded checkpoint leaves the weights");
+    }
+
+    #[test]
+    fn only_the_latest_runs_keep_weights_and_checkpoints_unless_a_tab_trains_them() {
+        let mut table = kept_runs(5);
+        table[3].weights_kept = false;
+        // Weights: runs 5, 3 and 2 are the latest three with them; run 1's go. Checkpoints: 5, 4, 3 keep theirs.
+        let latest = table[4].clone();
+        let dropped = apply(&mut table, Change::Put(latest), &[]);
+        assert_eq!(dropped, Dropped { weights: vec![1], checkpoints: vec![2, 1] });
+        assert_eq!(table.iter().map(|run| (run.weights_kept, run.checkpoint_epoch.is_some())).collect::<Vec<_>>(), [
+            (false, false),
+            (true, false),
+            (true, true),
+            (false, true),
+            (true, true)
+        ]);
+        // A run being trained in some tab keeps its files, however old.
+        let mut table = kept_runs(5);
+        let latest = table[4].clone();
+        let dropped = apply(&mut table, Change::Put(latest), &[1]);
+        assert_eq!(dropped, Dropped { weights: vec![2], checkpoints: vec![2] });
+        // The table keeps the latest KEPT_RUNS runs, and forgets the files of those it drops.
+        let mut table = kept_runs(KEPT_RUNS as u64);
+        let dropped = apply(&mut table, Change::Put(run(KEPT_RUNS as u64 + 1, TrainingRecipe::default())), &[]);
+        assert_eq!((table.len(), table[0].id), (KEPT_RUNS, 2));
+        assert_eq!((dropped.weights[0], dropped.checkpoints[0]), (1, 1));
+    }
+
+    #[test]
+    fn the_offer_lists_runs_with_checkpoints_this_tabs_own_first() {
+        let table = kept_runs(4);
+        let ids = |offered: Vec<&Run>| offered.iter().map(|run| run.id).collect::<Vec<_>>();
+        assert_eq!(ids(offers(&table, None, &Trainers::default())), [4, 3, 2, 1]);
+        assert_eq!(ids(offers(&table, Some(2), &Trainers::default())), [2, 4, 3, 1], "a reloaded tab offers its own run first");
+        assert_eq!(ids(offers(&table, Some(9), &Trainers { here: Some(4), elsewhere: vec![3] })), [3, 2, 1], "not the run this tab trains");
+        let without = [Run { checkpoint_epoch: None, ..table[0].clone() }];
+        assert!(offers(&without, None, &Trainers::default()).is_empty());
     }
 }

@@ -118,3 +118,14 @@ export async function removeFile(name) {
   await opfsRemove(name);
   if (self.indexedDB) await inStore("readwrite", (store) => store.delete(name));
 }
+
+/** Replaces the file `name` by `update(its bytes or null)`, with no other tab's update in between
+ *  (the Web Locks API, where the engine has it): a read-modify-write that loses no other tab's
+ *  change. `update` returns the new bytes, or null to leave the file as it is. */
+export async function updateFile(name, update) {
+  const change = async () => {
+    const next = update(await readFile(name));
+    if (next) await writeFile(name, next);
+  };
+  return navigator.locks ? navigator.locks.request(`vit-web-file:${name}`, change) : change();
+}

@@ -18,7 +18,7 @@ use crate::model::{VisionTransformer, VitConfig};
 use crate::data::classes::CLASS_NAMES;
 use crate::data::image_folder::PictureCollection;
 use crate::protocol::{DatasetSource, PreviewImage, WorkerInput, WorkerOutput};
-use crate::runs::Run;
+use crate::runs::{Run, Trainers};
 use crate::viz::captures::{CaptureLog, Probe};
 use crate::training::MetricsHistory;
 use crate::viz::resize::resize_square;
@@ -85,6 +85,8 @@ pub struct App {
     /// ones drawn over the charts.
     pub runs: Vec<Run>,
     pub current_run: Option<u64>,
+    /// The runs other tabs are training now (they hold their locks).
+    pub runs_elsewhere: Vec<u64>,
     pub overlaid: Vec<u64>,
     /// The worker's messages that arrived while the page was starting (`None` once it has).
     pub early_messages: Option<Vec<(WorkerOutput, Option<Vec<u8>>)>>,
@@ -103,6 +105,11 @@ impl App {
         }
     }
 
+    /// Which runs are being trained, here and in other tabs.
+    pub fn trainers(&self) -> Trainers {
+        Trainers { here: self.current_run, elsewhere: self.runs_elsewhere.clone() }
+    }
+
     /// Whether the model's classes are the loaded dataset's, so it can be tested on it.
     pub fn model_fits_dataset(&self) -> bool {
         self.model_class_names() == self.dataset_classes
@@ -119,6 +126,9 @@ pub enum Change {
     Weights,
     /// `history` grew: redraw the charts.
     History,
+    /// `runs` changed, here or in another tab: redraw the table, the charts' overlays and the
+    /// offer to resume.
+    Runs,
 }
 
 /// Tells the page that `change` happened, so that it updates the views that depend on it.

@@ -4,7 +4,8 @@
 //! The page (main thread): [`page`] starts it and wires the [`views`], one per card, which share
 //! [`app`]'s state. The worker: [`worker`] owns the dataset and training, with [`storage`] for
 //! downloads and the Cache API. Both use [`adapter`] (the WebGPU adapter and burn's device),
-//! [`dom`] and [`constructors`]; the page's pictures are decoded by [`pictures`].
+//! [`dom`] and [`constructors`]; the page's pictures are decoded by [`pictures`]; what its tabs share
+//! (the lock on a run being trained, word of a stored file changed) is [`tabs`].
 #![cfg(target_family = "wasm")]
 
 pub mod adapter;
@@ -18,7 +19,9 @@ mod overlay;
 mod page;
 mod pictures;
 mod plot;
+mod run_store;
 mod storage;
+mod tabs;
 mod views;
 pub mod worker;
 mod workers;

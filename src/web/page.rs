@@ -12,7 +12,7 @@ use web_sys::MessageEvent;
 
 use super::adapter::{adapter_summary, init_device, remember_pool_failure, thread_support};
 use super::app::{App, Change, SharedApp, adopt_weights, dataset_manifest_url, send, show_error};
-use super::{dom, measure, workers};
+use super::{dom, measure, run_store, workers};
 use super::views::{
     self, charts, collection, compute, dataset, distance, explanation, model, photo, positions, probe, site, test_set, training, weights,
 };
@@ -99,6 +99,7 @@ async fn start_up() -> Result<(), String> {
         weights_origin: String::new(),
         runs: Vec::new(),
         current_run: None,
+        runs_elsewhere: Vec::new(),
         overlaid: Vec::new(),
         early_messages: Some(Vec::new()),
         picture: Some(sample),
@@ -132,7 +133,8 @@ async fn start_up() -> Result<(), String> {
     test_set::wire(&app);
     probe::wire(&app);
     collection::wire(&app);
-    wasm_bindgen_futures::spawn_local(views::runs::load(app.clone()));
+    views::runs::wire(&app);
+    wasm_bindgen_futures::spawn_local(run_store::load(app.clone()));
     wasm_bindgen_futures::spawn_local(collection::load(app.clone()));
     let early = app.borrow_mut().early_messages.take().unwrap_or_default();
     for (output, bytes) in early {
@@ -164,6 +166,11 @@ fn on_change(app: &SharedApp, change: Change) {
             positions::show_current(app);
             distance::show_current(app);
             test_set::request_evaluation(app);
+        }
+        Change::Runs => {
+            views::runs::show(app);
+            training::show_offer(app);
+            on_change(app, Change::History);
         }
         Change::History => {
             let app = app.borrow();

@@ -28,6 +28,8 @@ extern "C" {
     async fn read_file_js(name: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = removeFile, catch)]
     async fn remove_file_js(name: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = updateFile, catch)]
+    async fn update_file_js(name: &str, update: &js_sys::Function) -> Result<JsValue, JsValue>;
 }
 
 /// Writes the file `name` of the origin-private file system whole (a failed write leaves the
@@ -40,6 +42,16 @@ pub async fn write_file(name: &str, bytes: &[u8]) -> Result<(), String> {
 pub async fn read_file(name: &str) -> Result<Option<Vec<u8>>, String> {
     let bytes = read_file_js(name).await.map_err(describe)?;
     Ok((!bytes.is_null() && !bytes.is_undefined()).then(|| Uint8Array::new(&bytes).to_vec()))
+}
+
+/// Replaces the file `name` by what `update` makes of its bytes (`None`: there is none), with no
+/// other tab's update in between; `update` returning `None` leaves the file as it is.
+pub async fn update_file(name: &str, update: impl FnOnce(Option<Vec<u8>>) -> Option<Vec<u8>> + 'static) -> Result<(), String> {
+    let update = Closure::once(move |bytes: JsValue| -> JsValue {
+        let bytes = (!bytes.is_null() && !bytes.is_undefined()).then(|| Uint8Array::new(&bytes).to_vec());
+        update(bytes).map_or(JsValue::NULL, |bytes| Uint8Array::from(bytes.as_slice()).into())
+    });
+    update_file_js(name, update.as_ref().unchecked_ref()).await.map(|_| ()).map_err(describe)
 }
 
 pub async fn remove_file(name: &str) -> Result<(), String> {

@@ -25,37 +25,31 @@ use crate::data::decoded::{decode_decoded, encode_decoded};
 use crate::data::manifest::{DatasetManifest, sha256_hex};
 use crate::data::subset::SubsetRule;
 use crate::inference::explain;
-use crate::protocol::{CheckpointSummary, DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
+use crate::protocol::{DatasetSource, LoadStage, PreviewImage, WorkerInput, WorkerOutput};
 use crate::model::VitConfig;
+use crate::runs::checkpoint_file;
 use crate::training::{
     Checkpoint, Trainable, TrainingError, TrainingRecipe, TrainingSession, evaluate, fixed_batch, fixed_trainer, fresh_model,
 };
 use crate::weights::{from_safetensors, inspect_safetensors};
 
-/// The checkpoint's file in the origin-private file system (`storage::write_file`).
-const CHECKPOINT_FILE: &str = "training-checkpoint.vitckpt";
-
-/// The checkpoint in browser storage, if there is one.
-async fn stored_checkpoint() -> Result<Option<Checkpoint>, String> {
-    let Some(bytes) = storage::read_file(CHECKPOINT_FILE).await? else { return Ok(None) };
-    let checkpoint = Checkpoint::decode(&bytes)
-        .map_err(|error| format!("the saved checkpoint cannot be used ({error})"))?;
-    Ok(Some(checkpoint))
-}
-
-/// Tells the page about a checkpoint left by an earlier visit.
-async fn announce_checkpoint() {
-    match stored_checkpoint().await {
-        Ok(Some(checkpoint)) => post(&WorkerOutput::CheckpointFound { summary: CheckpointSummary::of(&checkpoint) }, None),
-        Ok(None) => {}
-        Err(message) => post(&WorkerOutput::CheckpointFailed { message }, None),
-    }
+/// Run `run_id`'s checkpoint in browser storage. One saved before each run had its own
+/// ([`LEGACY_CHECKPOINT`]) is given by the page to the run it belongs to.
+async fn stored_checkpoint(run_id: u64) -> Result<Checkpoint, String> {
+    let bytes = storage::read_file(&checkpoint_file(run_id)).await?.ok_or("the run's checkpoint is no longer in this browser's storage")?;
+    Checkpoint::decode(&bytes).map_err(|error| format!("the saved checkpoint cannot be used ({error})"))
 }
 
 /// How a training run begins.
 enum Start {
     Fresh { recipe: TrainingRecipe, weights: Option<Vec<u8>> },
     FromCheckpoint,
+}
+
+/// The run a training session is, and how it begins.
+struct RunStart {
+    run_id: u64,
+    start: Start,
 }
 
 /// Preview images sent to the page: four of each class.
@@ -148,7 +142,6 @@ pub fn worker_start(pool_error: Option<String>) {
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget(); // lives as long as the worker
     post(&WorkerOutput::WorkerReady { threads: crate::ops::cpu::parallel::threads(), note }, None);
-    spawn_local(announce_checkpoint());
 }
 
 fn handle(input: WorkerInput, data: &JsValue) {
@@ -173,20 +166,16 @@ fn handle(input: WorkerInput, data: &JsValue) {
             &WorkerOutput::DatasetFailed { message: "wait until the current load or training run ends".into() },
             None,
         ),
-        WorkerInput::Train { recipe, compute, probe } if may_train => {
-            spawn_local(train(Start::Fresh { recipe, weights: weights_beside(data) }, compute, probe));
+        WorkerInput::Train { run_id, recipe, compute, probe } if may_train => {
+            spawn_local(train(RunStart { run_id, start: Start::Fresh { recipe, weights: weights_beside(data) } }, compute, probe));
         }
-        WorkerInput::ResumeTraining { compute, probe } if may_train => spawn_local(train(Start::FromCheckpoint, compute, probe)),
-        WorkerInput::UseCheckpoint => spawn_local(async {
-            match stored_checkpoint().await {
-                Ok(Some(checkpoint)) => post(&WorkerOutput::CheckpointWeights, Some(Uint8Array::from(checkpoint.weights.as_slice()))),
-                Ok(None) => post(&WorkerOutput::CheckpointFailed { message: "the checkpoint is gone".into() }, None),
+        WorkerInput::ResumeTraining { run_id, compute, probe } if may_train => {
+            spawn_local(train(RunStart { run_id, start: Start::FromCheckpoint }, compute, probe))
+        }
+        WorkerInput::UseCheckpoint { run_id } => spawn_local(async move {
+            match stored_checkpoint(run_id).await {
+                Ok(checkpoint) => post(&WorkerOutput::CheckpointWeights, Some(Uint8Array::from(checkpoint.weights.as_slice()))),
                 Err(message) => post(&WorkerOutput::CheckpointFailed { message }, None),
-            }
-        }),
-        WorkerInput::DiscardCheckpoint => spawn_local(async {
-            if let Err(error) = storage::remove_file(CHECKPOINT_FILE).await {
-                post(&WorkerOutput::CheckpointFailed { message: format!("the checkpoint could not be deleted: {error}") }, None);
             }
         }),
         WorkerInput::Evaluate { compute } if !busy => match weights_beside(data) {
@@ -446,7 +435,7 @@ async fn measure(compute: ComputePath, batch: usize, steps: usize) {
     }
 }
 
-async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {
+async fn train(start: RunStart, compute: ComputePath, probe: Vec<u8>) {
     STATE.with(|state| {
         let mut state = state.borrow_mut();
         state.probe = probe;
@@ -465,16 +454,15 @@ async fn train(start: Start, compute: ComputePath, probe: Vec<u8>) {
             // After a device loss every failure on WebGPU comes from it; say so in one way.
             let lost = STATE.with(|state| state.borrow().webgpu_lost.clone()).filter(|_| compute == ComputePath::WebGpu);
             let message = lost.map(|cause| device_loss_message(&cause)).unwrap_or(message);
+            // A diverged run or a lost device: the page offers to continue from the last saved epoch.
             post(&WorkerOutput::TrainingFailed { message }, None);
-            // A diverged run or a lost device: offer to continue from the last saved epoch.
-            announce_checkpoint().await;
         }
     }
 }
 
 /// The epoch loop; returns whether the person stopped it early. After every epoch the run is
 /// checkpointed to browser storage.
-async fn run_training(start: Start, compute: ComputePath) -> Result<bool, String> {
+async fn run_training(RunStart { run_id, start }: RunStart, compute: ComputePath) -> Result<bool, String> {
     let (train, test) = STATE
         .with(|state| state.borrow().dataset.clone())
         .ok_or("load the dataset before training")?;
@@ -515,7 +503,7 @@ async fn run_training(start: Start, compute: ComputePath) -> Result<bool, String
                 .with_base_description(base_json)
         }
         Start::FromCheckpoint => {
-            let checkpoint = stored_checkpoint().await?.ok_or("there is no checkpoint to resume")?;
+            let checkpoint = stored_checkpoint(run_id).await?;
             let info = inspect_safetensors(&checkpoint.weights).map_err(|error| error.to_string())?;
             if info.class_names != class_names {
                 return Err(format!(
@@ -597,7 +585,7 @@ async fn run_training(start: Start, compute: ComputePath) -> Result<bool, String
             Some(Uint8Array::from(checkpoint.weights.as_slice())),
         );
         let bytes = checkpoint.encode();
-        match storage::write_file(CHECKPOINT_FILE, &bytes).await {
+        match storage::write_file(&checkpoint_file(run_id), &bytes).await {
             Ok(_) => post(&WorkerOutput::CheckpointSaved { epoch: metrics.epoch, bytes: bytes.len() as u64 }, None),
             Err(error) => post(
                 &WorkerOutput::CheckpointFailed { message: format!("the checkpoint after epoch {} was not saved: {error}", metrics.epoch) },

@@ -97,6 +97,7 @@ test("runs are kept in a table labelled by what changed: overlaid, exported, loa
   await page.waitForFunction(() => document.querySelectorAll("#runs-body tr").length === 3);
   assert.deepEqual(await rows(page), table, "the table survives a reload");
   await page.click(`#runs-body tr[data-run="${table[2].id}"] [data-action=delete]`);
+  await page.waitForFunction(() => document.querySelectorAll("#runs-body tr").length === 2);
   table = await rows(page);
   assert.deepEqual(table.map((row) => row.label), ["epochs 1 → 3, lr 1e-3 → 3e-3", "first run"], "labels follow the runs that remain");
   await storageHolds(page, 2);
@@ -111,7 +112,7 @@ test("the probe's attention is kept at every capture: the slider shows an earlie
   await datasetReady(page);
   await page.waitForSelector("#predictions-grid figure[data-index='3']", { timeout: 5 * MINUTES });
   await page.click("#predictions-grid figure[data-index='3']");
-  await page.waitForFunction(() => document.querySelector("#attention-caption").textContent.includes("test image 4"), null, { timeout: MINUTES });
+  await page.waitForFunction(() => document.querySelector("#attention-caption").textContent.includes("test image 4"));
   await page.click("#probe-use");
   assert.match(await page.locator("#probe-name").textContent(), /^test image 4 \(\w+\)$/, "named with its true class");
 
@@ -122,7 +123,7 @@ test("the probe's attention is kept at every capture: the slider shows an earlie
   await page.waitForSelector("#probe-canvas[data-step]", { timeout: 5 * MINUTES });
   // Mid-run, another picture becomes the probe.
   await page.click("#predictions-grid figure[data-index='5']");
-  await page.waitForFunction(() => document.querySelector("#attention-caption").textContent.includes("test image 6"), null, { timeout: MINUTES });
+  await page.waitForFunction(() => document.querySelector("#attention-caption").textContent.includes("test image 6"));
   await page.click("#probe-use");
   await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
 
@@ -145,7 +146,7 @@ test("the probe's attention is kept at every capture: the slider shows an earlie
   }) });
   await page.click("#probe-play");
   await page.waitForFunction(() => document.querySelector("#probe-canvas").dataset.step !== "1");
-  await page.waitForFunction(() => document.querySelector("#probe-canvas").dataset.step === "60", null, { timeout: MINUTES });
+  await page.waitForFunction(() => document.querySelector("#probe-canvas").dataset.step === "60");
   assert.equal(await page.locator("#probe-play").textContent(), "▶ Play", "playing stops at the latest capture");
   await page.close();
 });

@@ -1,78 +1,44 @@
 //! The runs card: every training run in this browser (`crate::runs`), recorded from the worker's
-//! messages and kept in the origin-private file system with the latest runs' weights. A table
-//! lists them, labelled by what changed from the run before; a run can be overlaid on the charts,
-//! its weights loaded, its metrics downloaded as JSON, or deleted; the table downloads as CSV.
+//! messages and kept in browser storage with the latest runs' weights, shared by the page's tabs
+//! (`run_store`). A table lists them, labelled by what changed from the run before, and shows
+//! the runs other tabs train as they go; a run can be overlaid on the charts, its weights loaded,
+//! its metrics downloaded as JSON, or deleted; the table downloads as CSV.
 
 use sha2::{Digest, Sha256};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{Element, HtmlElement, HtmlInputElement};
 
 use crate::display::{duration, group_thousands};
 use crate::protocol::WorkerOutput;
-use crate::runs::{KEPT_RUNS, KEPT_WEIGHTS, Run, RunStatus, from_json, labels, next_id, to_csv, weights_file, weights_to_drop};
+use crate::runs::{Change, KEPT_WEIGHTS, Run, RunStatus, Seen, labels, lock_name, to_csv, weights_file};
 use crate::training::StepPoint;
-use crate::web::app::{Change, SharedApp, adopt_weights, changed};
-use crate::web::dom::{self, element, escape, set_hidden, set_text};
-use crate::web::in_turn::{WriteQueue, write_in_turn};
-use crate::web::storage;
+use crate::web::app::{Change as AppChange, SharedApp, adopt_weights, changed};
+use crate::web::dom::{self, element, escape, set_text};
+use crate::web::run_store::{self, commit, show_problem};
+use crate::web::{storage, tabs};
 
-/// The runs' file in the origin-private file system.
-const RUNS_FILE: &str = "runs.json";
-
-thread_local! {
-    static SAVES: WriteQueue = const { WriteQueue::new() };
-}
-
-/// Reads the stored runs and shows them; wires the table's and the card's buttons. Runs recorded
-/// while it read come after the stored ones.
-pub async fn load(app: SharedApp) {
-    let app = &app;
-    match storage::read_file(RUNS_FILE).await {
-        Ok(Some(bytes)) => match from_json(&String::from_utf8_lossy(&bytes)) {
-            Ok(stored) => {
-                let mut app = app.borrow_mut();
-                let recorded = std::mem::take(&mut app.runs);
-                app.runs = stored.into_iter().chain(recorded).collect();
-            }
-            // Kept as it is, so that nothing is lost to a bug: the next save replaces it.
-            Err(message) => show_problem(&format!("{message}; new runs are recorded from here")),
-        },
-        Ok(None) => {}
-        Err(message) => show_problem(&format!("Runs cannot be kept in this browser ({message}); this visit's are listed until you leave.")),
-    }
-    show(app);
-    wire(app);
-}
-
-fn show_problem(message: &str) {
-    set_text("runs-error", message);
-    set_hidden("runs-error", message.is_empty());
-}
-
-/// Follows the worker's messages into the current run's record.
+/// Follows the worker's messages into the record of the run this tab trains, which
+/// `run_store::claim` named before the run was asked for.
 pub fn record(app: &SharedApp, output: &WorkerOutput, weights: Option<&[u8]>) {
     match output {
         WorkerOutput::TrainingStarted { compute, device, batches_per_epoch, recipe, history, .. } => {
-            {
+            let run = {
                 let mut app = app.borrow_mut();
                 let now = js_sys::Date::now();
-                let mut run = Run::new(next_id(&app.runs, now), now, recipe.clone(), *compute, device.clone(), app.worker_threads);
-                run.batches_per_epoch = *batches_per_epoch;
-                run.resumed = !history.epochs.is_empty();
+                let Some(id) = app.current_run else { return };
+                let threads = app.worker_threads;
+                let mut run = run_store::mine(&app.runs, Some(id)).unwrap_or_else(|| Run::new(id, now, recipe.clone(), *compute, device.clone(), threads));
+                // A resumed run goes on in its own record, wherever it runs now.
+                (run.compute, run.device, run.threads, run.batches_per_epoch) = (*compute, device.clone(), threads, *batches_per_epoch);
+                run.resumed |= !history.epochs.is_empty();
                 run.history = history.clone();
-                app.current_run = Some(run.id);
-                app.runs.push(run);
-                let excess = app.runs.len().saturating_sub(KEPT_RUNS);
-                let forgotten: Vec<Run> = app.runs.drain(..excess).collect();
-                for run in forgotten.into_iter().filter(|run| run.weights_kept) {
-                    spawn_local(async move {
-                        let _ = storage::remove_file(&weights_file(run.id)).await;
-                    });
-                }
-            }
-            save(app);
-            show(app);
+                run.status = RunStatus::Running;
+                crate::runs::put(&mut app.runs, run.clone());
+                run
+            };
+            commit(app, Change::Put(run));
         }
         WorkerOutput::Step { step, smoothed_loss, elapsed_seconds, .. } => {
             let mut app = app.borrow_mut();
@@ -85,7 +51,7 @@ pub fn record(app: &SharedApp, output: &WorkerOutput, weights: Option<&[u8]>) {
             }
         }
         WorkerOutput::Epoch { metrics, .. } => {
-            let id = {
+            let run = {
                 let mut app = app.borrow_mut();
                 let id = app.current_run;
                 let Some(run) = current(&mut app.runs, id) else { return };
@@ -93,13 +59,23 @@ pub fn record(app: &SharedApp, output: &WorkerOutput, weights: Option<&[u8]>) {
                 if let Some(bytes) = weights {
                     run.weights_sha256 = Some(format!("{:x}", Sha256::digest(bytes)));
                 }
-                run.id
+                run.clone()
             };
-            match weights {
-                Some(bytes) => keep_weights(app, id, bytes.to_vec()),
-                None => save(app),
+            let id = run.id;
+            commit(app, Change::Put(run));
+            if let Some(bytes) = weights {
+                keep_weights(app, id, bytes.to_vec());
             }
-            show(app);
+        }
+        WorkerOutput::CheckpointSaved { epoch, .. } => {
+            let run = {
+                let mut app = app.borrow_mut();
+                let id = app.current_run;
+                let Some(run) = current(&mut app.runs, id) else { return };
+                run.checkpoint_epoch = Some(*epoch);
+                run.clone()
+            };
+            commit(app, Change::Put(run));
         }
         WorkerOutput::Finished { stopped_early } => end(app, if *stopped_early { RunStatus::Stopped } else { RunStatus::Finished }),
         WorkerOutput::TrainingFailed { message } => end(app, RunStatus::Failed { message: message.clone() }),
@@ -111,60 +87,35 @@ fn current(runs: &mut [Run], id: Option<u64>) -> Option<&mut Run> {
     runs.iter_mut().find(|run| Some(run.id) == id)
 }
 
+/// Records how the run ended and lets other tabs resume it.
 fn end(app: &SharedApp, status: RunStatus) {
-    {
+    let run = {
         let mut app = app.borrow_mut();
-        let id = app.current_run.take();
-        let Some(run) = current(&mut app.runs, id) else { return };
-        run.status = status;
+        let id = app.current_run;
+        current(&mut app.runs, id).map(|run| {
+            run.status = status;
+            run.clone()
+        })
+    };
+    run_store::release(app);
+    if let Some(run) = run {
+        commit(app, Change::Put(run));
     }
-    save(app);
-    show(app);
 }
 
-/// Writes run `id`'s latest weights, then drops the weights of runs beyond the latest few.
+/// Writes run `id`'s latest weights, then records that storage keeps them: on the stored record
+/// as it is by then (the run may have ended meanwhile), and on this tab's own.
 fn keep_weights(app: &SharedApp, id: u64, bytes: Vec<u8>) {
     let app = app.clone();
     spawn_local(async move {
-        match storage::write_file(&weights_file(id), &bytes).await {
-            Ok(()) => {
-                let dropped = {
-                    let mut app = app.borrow_mut();
-                    if let Some(run) = current(&mut app.runs, Some(id)) {
-                        run.weights_kept = true;
-                    }
-                    let dropped = weights_to_drop(&app.runs);
-                    for run in app.runs.iter_mut().filter(|run| dropped.contains(&run.id)) {
-                        run.weights_kept = false;
-                    }
-                    dropped
-                };
-                for id in dropped {
-                    let _ = storage::remove_file(&weights_file(id)).await;
-                }
-            }
-            Err(message) => show_problem(&format!("The run's weights were not kept: {message}")),
+        if let Err(message) = storage::write_file(&weights_file(id), &bytes).await {
+            show_problem(&format!("The run's weights were not kept: {message}"));
+            return;
         }
-        save(&app);
-        show(&app);
-    });
-}
-
-/// Writes the runs to browser storage, one write at a time.
-fn save(app: &SharedApp) {
-    let app = app.clone();
-    write_in_turn(&SAVES, move || {
-        let text = {
-            let app = app.borrow();
-            let stored: Vec<Run> = app.runs.iter().map(Run::to_store).collect();
-            serde_json::to_string(&stored).expect("runs serialise")
-        };
-        async move {
-            match storage::write_file(RUNS_FILE, text.as_bytes()).await {
-                Ok(()) => show_problem(""),
-                Err(message) => show_problem(&format!("The runs table was not saved: {message}")),
-            }
+        if let Some(run) = current(&mut app.borrow_mut().runs, Some(id)) {
+            run.weights_kept = true;
         }
+        commit(&app, Change::WeightsKept(id));
     });
 }
 
@@ -172,6 +123,7 @@ fn save(app: &SharedApp) {
 pub fn show(app: &SharedApp) {
     let app_ref = app.borrow();
     let labels = labels(&app_ref.runs);
+    let trainers = app_ref.trainers();
     let rows: String = app_ref
         .runs
         .iter()
@@ -191,10 +143,14 @@ pub fn show(app: &SharedApp) {
             let started = format.call1(&JsValue::UNDEFINED, &date).ok().and_then(|text| text.as_string()).unwrap_or_default();
             let accuracy = run.test_accuracy().map(|accuracy| format!("{:.1}%", 100.0 * accuracy)).unwrap_or_else(|| "–".into());
             let speed = run.images_per_second().map(|speed| format!("{speed:.0}")).unwrap_or_else(|| "–".into());
-            let running = run.status == RunStatus::Running;
-            let status = match &run.status {
-                RunStatus::Failed { message } => format!(r#"<span title="{}">failed</span>"#, escape(message)),
-                status => status.label().to_string(),
+            let seen = run.seen(&trainers);
+            let status = match &seen {
+                Seen::Ended(RunStatus::Failed { message }) => format!(r#"<span title="{}">failed</span>"#, escape(message)),
+                seen => seen.label().to_string(),
+            };
+            let state = match &seen {
+                Seen::InAnotherTab => "elsewhere",
+                seen => seen.label(),
             };
             let overlaid = if app_ref.overlaid.contains(&run.id) { " checked" } else { "" };
             let load = if run.weights_kept {
@@ -202,11 +158,11 @@ pub fn show(app: &SharedApp) {
             } else {
                 String::new()
             };
-            let delete = if running { "" } else { r#"<button type="button" class="quiet" data-action="delete">Delete</button>"# };
+            let delete = if matches!(seen, Seen::Here | Seen::InAnotherTab) { "" } else { r#"<button type="button" class="quiet" data-action="delete">Delete</button>"# };
             format!(
                 r#"<tr data-run="{id}" data-status="{state}" data-label="{label}"><td><input type="checkbox" data-action="overlay" aria-label="Show run {number} on the charts"{overlaid}><i class="swatch" style="background:{colour}"></i></td><td>{number}</td><td>{started}</td><td class="label">{label}</td><td>{status}</td><td>{done}/{epochs}</td><td data-accuracy="{raw}">{accuracy}</td><td>{time}</td><td>{speed}</td><td>{path}</td><td class="actions">{load}<button type="button" class="quiet" data-action="json">JSON</button>{delete}</td></tr>"#,
                 id = run.id,
-                state = run.status.label(),
+                state = state,
                 number = index + 1,
                 colour = crate::runs::colour(index),
                 started = escape(&started),
@@ -240,7 +196,8 @@ pub fn show(app: &SharedApp) {
     }
 }
 
-fn wire(app: &SharedApp) {
+/// Wires the table's and the card's buttons.
+pub fn wire(app: &SharedApp) {
     let table_app = app.clone();
     dom::listen(&element::<HtmlElement>("runs-body"), "click", move |event: web_sys::MouseEvent| {
         let Some(target) = event.target().and_then(|target| target.dyn_into::<Element>().ok()) else { return };
@@ -271,7 +228,7 @@ fn act(app: &SharedApp, action: &str, id: u64, target: &Element) {
                     app.overlaid.push(id);
                 }
             }
-            changed(app, Change::History);
+            changed(app, AppChange::History);
         }
         "json" => {
             let run = app.borrow().runs.iter().find(|run| run.id == id).map(Run::to_store);
@@ -282,21 +239,16 @@ fn act(app: &SharedApp, action: &str, id: u64, target: &Element) {
             }
         }
         "delete" => {
-            let had_weights = {
-                let mut app = app.borrow_mut();
-                let had_weights = app.runs.iter().any(|run| run.id == id && run.weights_kept);
-                app.runs.retain(|run| run.id != id);
-                app.overlaid.retain(|&run| run != id);
-                had_weights
-            };
-            if had_weights {
-                spawn_local(async move {
-                    let _ = storage::remove_file(&weights_file(id)).await;
-                });
-            }
-            save(app);
-            show(app);
-            changed(app, Change::History);
+            let app = app.clone();
+            spawn_local(async move {
+                // Not a run another tab has just started to train: this tab's table may be older.
+                if tabs::held_locks().await.contains(&lock_name(id)) {
+                    show_problem("That run is being trained in another tab; stop it there first.");
+                    return;
+                }
+                app.borrow_mut().overlaid.retain(|&run| run != id);
+                commit(&app, Change::Delete(id));
+            });
         }
         "load" => {
             let app = app.clone();

@@ -12,10 +12,12 @@ use crate::data::cifar::TEST_IMAGES;
 use crate::data::subset::SubsetRule;
 use crate::display::{bytes, duration, group_thousands, training_title};
 use crate::model::Preset;
-use crate::protocol::{CheckpointSummary, DatasetSource, WorkerInput, WorkerOutput};
+use crate::protocol::{DatasetSource, WorkerInput, WorkerOutput};
+use crate::runs::{self, Change as RunChange, Run, RunStatus, Seen};
 use crate::training::{EpochMetrics, MetricsHistory, NamedRecipe, RecipeForm, StepPoint, TEN_MINUTES, TrainingRecipe, epochs_within};
 use crate::web::app::{App, Change, SharedApp, changed, send, show_error};
-use crate::web::dom::{self, element, set_hidden, set_text};
+use crate::web::dom::{self, element, escape, set_hidden, set_text};
+use crate::web::run_store;
 
 /// The page's title when it is not training.
 const PAGE_TITLE: &str = "ViT in your browser";
@@ -279,25 +281,23 @@ pub fn wire(app: &SharedApp) {
     wire_recipe_menu(app);
     watch_visibility(app);
     on_click("train-start", app, start);
-    on_click("checkpoint-resume", app, |app| {
-        let (compute, probe) = {
-            let mut app = app.borrow_mut();
-            begin_waiting_for_run(&mut app);
-            (app.compute, app.probe.image.clone())
-        };
-        set_hidden("checkpoint-offer", true);
-        clear_epoch_table();
-        set_text("train-status", "resuming…");
-        refresh_buttons(app);
-        send(app, &WorkerInput::ResumeTraining { compute, probe }, None);
-    });
-    on_click("checkpoint-use", app, |app| {
-        set_hidden("checkpoint-offer", true);
-        send(app, &WorkerInput::UseCheckpoint, None);
-    });
+    on_click("checkpoint-resume", app, |app| offered(app, resume));
+    on_click("checkpoint-use", app, |app| offered(app, use_checkpoint));
     on_click("checkpoint-discard", app, |app| {
-        set_hidden("checkpoint-offer", true);
-        send(app, &WorkerInput::DiscardCheckpoint, None);
+        offered(app, |app, id| {
+            set_hidden("checkpoint-offer", true);
+            run_store::commit(app, RunChange::DropCheckpoint(id));
+        })
+    });
+    let others = app.clone();
+    dom::listen(&element::<HtmlElement>("checkpoint-others"), "click", move |event: web_sys::MouseEvent| {
+        let Some(target) = event.target().and_then(|target| target.dyn_into::<web_sys::Element>().ok()) else { return };
+        let id = target.closest("li").ok().flatten().and_then(|item| item.get_attribute("data-run")).and_then(|id| id.parse().ok());
+        match (target.get_attribute("data-action").as_deref(), id) {
+            (Some("resume"), Some(id)) => resume(&others, id),
+            (Some("use"), Some(id)) => use_checkpoint(&others, id),
+            _ => {}
+        }
     });
     on_click("train-pause", app, |app| send(app, &WorkerInput::Pause, None));
     on_click("train-resume", app, |app| send(app, &WorkerInput::Resume, None));
@@ -331,8 +331,49 @@ fn start(app: &SharedApp) {
     };
     set_text("train-status", "starting…");
     refresh_buttons(app);
-    let base = base.map(|bytes| ("bytes", Uint8Array::from(bytes.as_slice()).into()));
-    send(app, &WorkerInput::Train { recipe, compute, probe }, base);
+    let id = runs::next_id(&app.borrow().runs, js_sys::Date::now(), (js_sys::Math::random() * 1000.0) as u64);
+    let app = app.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        // A new id: no other tab holds it.
+        run_store::claim(&app, id).await;
+        let base = base.map(|bytes| ("bytes", Uint8Array::from(bytes.as_slice()).into()));
+        send(&app, &WorkerInput::Train { run_id: id, recipe, compute, probe }, base);
+    });
+}
+
+/// Calls `action` with the run the offer's buttons are for.
+fn offered(app: &SharedApp, action: fn(&SharedApp, u64)) {
+    if let Some(id) = element::<HtmlElement>("checkpoint-offer").get_attribute("data-run").and_then(|id| id.parse().ok()) {
+        action(app, id);
+    }
+}
+
+/// Continues run `id` from its checkpoint in this tab, unless another tab has taken it.
+fn resume(app: &SharedApp, id: u64) {
+    let app = app.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        if !run_store::claim(&app, id).await {
+            set_text("checkpoint-error", "That run is being trained in another tab now; it can be resumed here once that tab stops or closes.");
+            set_hidden("checkpoint-error", false);
+            return;
+        }
+        let (compute, probe) = {
+            let mut app = app.borrow_mut();
+            begin_waiting_for_run(&mut app);
+            (app.compute, app.probe.image.clone())
+        };
+        set_hidden("checkpoint-offer", true);
+        set_hidden("checkpoint-error", true);
+        clear_epoch_table();
+        set_text("train-status", "resuming…");
+        refresh_buttons(&app);
+        send(&app, &WorkerInput::ResumeTraining { run_id: id, compute, probe }, None);
+    });
+}
+
+fn use_checkpoint(app: &SharedApp, id: u64) {
+    set_hidden("checkpoint-offer", true);
+    send(app, &WorkerInput::UseCheckpoint { run_id: id }, None);
 }
 
 /// Marks a run as asked for: training, and waiting for the worker to say it started, from now.
@@ -351,6 +392,13 @@ pub fn refresh_buttons(app: &SharedApp) {
     button("train-resume").set_disabled(!app.training || !paused);
     button("train-stop").set_disabled(!app.training);
     button("checkpoint-resume").set_disabled(app.training || !app.dataset_ready);
+    if let Ok(resumes) = dom::document().query_selector_all("#checkpoint-others [data-action=resume]") {
+        for index in 0..resumes.length() {
+            if let Some(resume) = resumes.item(index).and_then(|node| node.dyn_into::<HtmlButtonElement>().ok()) {
+                resume.set_disabled(app.training || !app.dataset_ready);
+            }
+        }
+    }
 }
 
 /// Training continues with the loaded model's preset unless the person picks another.
@@ -367,22 +415,82 @@ pub fn show_compute(path: ComputePath) {
     }
 }
 
-/// Offers to resume or use a checkpoint an earlier visit left.
-fn offer_checkpoint(app: &SharedApp, summary: &CheckpointSummary) {
-    let accuracy = summary
-        .test_accuracy
-        .map(|accuracy| format!(", test accuracy {:.1}%", 100.0 * accuracy))
+/// One offered run in words, and whether it can be resumed here.
+fn describe_offer(run: &Run, number: usize, label: &str, seen: &Seen, short: bool) -> (String, bool) {
+    let saved = run.checkpoint_epoch.unwrap_or(0);
+    let epochs = run.recipe.epochs;
+    if *seen == Seen::InAnotherTab {
+        let epoch = (run.history.epochs.len() + 1).min(epochs);
+        let text = match short {
+            true => format!("Run {number} ({label}): training in another tab (epoch {epoch} of {epochs})"),
+            false => format!(
+                "Run {number} ({label}) is training in another tab (epoch {epoch} of {epochs}). Its weights after epoch {saved} can be \
+                 used here; once that tab stops or closes, it can be resumed here."
+            ),
+        };
+        return (text, false);
+    }
+    let state = match seen {
+        Seen::Ended(RunStatus::Finished) => "finished",
+        Seen::Ended(RunStatus::Failed { .. }) => "failed",
+        _ => "stopped",
+    };
+    let resumable = saved < epochs;
+    if short {
+        return (format!("Run {number} ({label}): {state} after epoch {saved} of {epochs}"), resumable);
+    }
+    let accuracy = run
+        .history
+        .epochs
+        .get(saved.wrapping_sub(1))
+        .map(|epoch| format!(", test accuracy {:.1}%", 100.0 * epoch.test_accuracy))
         .unwrap_or_default();
-    let state = if summary.epochs_done >= summary.epochs { "finished" } else { "stopped" };
-    let exact = if summary.exact { "" } else { " (it ran on WebGPU, so the optimizer's moments restart)" };
-    set_text(
-        "checkpoint-text",
-        &format!(
-            "A training run from an earlier visit {state} after epoch {} of {} ({} preset{accuracy}). Resume it{exact}, or use its weights.",
-            summary.epochs_done, summary.epochs, summary.preset
-        ),
-    );
-    button("checkpoint-resume").set_hidden(summary.epochs_done >= summary.epochs);
+    // On WebGPU burn cannot read the optimizer's state back, so the checkpoint has none.
+    let exact = if run.compute == ComputePath::Cpu { "" } else { " (it ran on WebGPU, so the optimizer's moments restart)" };
+    let action = if resumable { format!("Resume it{exact}, or use its weights.") } else { "Use its weights.".to_string() };
+    (format!("Run {number} ({label}) {state} after epoch {saved} of {epochs} ({} preset{accuracy}). {action}", run.recipe.preset.name()), resumable)
+}
+
+/// Offers the runs whose checkpoints this browser keeps (`runs::offers`): this tab's own first,
+/// with the buttons under it, then the others, each with its own. Runs other tabs train are
+/// listed as such, with no way to resume them.
+pub fn show_offer(app: &SharedApp) {
+    let own = run_store::own_run();
+    let app_ref = app.borrow();
+    let trainers = app_ref.trainers();
+    let labels = runs::labels(&app_ref.runs);
+    let offered: Vec<(usize, &Run)> = runs::offers(&app_ref.runs, own, &trainers)
+        .into_iter()
+        .filter_map(|run| app_ref.runs.iter().position(|stored| stored.id == run.id).map(|index| (index, run)))
+        .collect();
+    let Some(&(index, first)) = offered.first().filter(|_| !app_ref.training) else {
+        set_hidden("checkpoint-offer", true);
+        return;
+    };
+    let seen = first.seen(&trainers);
+    let (text, resumable) = describe_offer(first, index + 1, &labels[index], &seen, false);
+    let offer = element::<HtmlElement>("checkpoint-offer");
+    let _ = offer.set_attribute("data-run", &first.id.to_string());
+    set_text("checkpoint-text", &text);
+    button("checkpoint-resume").set_hidden(!resumable);
+    button("checkpoint-discard").set_hidden(seen == Seen::InAnotherTab);
+    let disabled = if app_ref.dataset_ready { "" } else { " disabled" };
+    let others: String = offered[1..]
+        .iter()
+        .map(|&(index, run)| {
+            let seen = run.seen(&trainers);
+            let (text, resumable) = describe_offer(run, index + 1, &labels[index], &seen, true);
+            let resume = if resumable { format!(r#" <button type="button" data-action="resume"{disabled}>Resume</button>"#) } else { String::new() };
+            format!(
+                r#"<li data-run="{}" data-state="{}">{}{resume} <button type="button" class="quiet" data-action="use">Use its weights</button></li>"#,
+                run.id,
+                if seen == Seen::InAnotherTab { "elsewhere" } else { seen.label() },
+                escape(&text)
+            )
+        })
+        .collect();
+    element::<HtmlElement>("checkpoint-others").set_inner_html(&others);
+    drop(app_ref);
     set_hidden("checkpoint-offer", false);
     refresh_buttons(app);
 }
@@ -455,7 +563,6 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
             set_text("checkpoint-error", &message);
             set_hidden("checkpoint-error", false);
         }
-        WorkerOutput::CheckpointFound { summary } => offer_checkpoint(app, &summary),
         WorkerOutput::Paused => {
             show_progress_in_title(true);
             set_text("train-status", "paused");
