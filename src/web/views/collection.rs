@@ -25,7 +25,7 @@ use crate::web::camera;
 use crate::web::dom::{self, element, escape, put_rgba, set_hidden, set_text};
 use crate::web::in_turn::{WriteQueue, write_in_turn};
 use crate::web::pictures::picture_input;
-use crate::web::storage;
+use crate::web::{storage, tabs};
 
 /// The collection's file in the origin-private file system.
 const COLLECTION_FILE: &str = "collection.vitpics";
@@ -53,17 +53,34 @@ fn show_problem(message: &str) {
     set_hidden("collection-error", message.is_empty());
 }
 
-/// The saved collection, if this browser has one, shown (not yet sent to the worker).
+/// The saved collection, if this browser has one, shown (not yet sent to the worker); read again
+/// whenever another tab changes it, so that this tab never edits an older copy.
 pub async fn load(app: SharedApp) {
+    read_saved(&app, "Your pictures from your last visit, kept in this browser.").await;
+    tabs::on_announced(move |name| {
+        if name == COLLECTION_FILE && !IMPORTING.get() {
+            let app = app.clone();
+            spawn_local(async move { read_saved(&app, "Your pictures, as another tab of this page changed them.").await });
+        }
+    });
+}
+
+async fn read_saved(app: &SharedApp, status: &str) {
     match storage::read_file(COLLECTION_FILE).await {
         Ok(Some(bytes)) => match decode_collection(&bytes) {
             Ok(collection) => {
                 app.borrow_mut().collection = collection;
-                show(&app);
-                set_text("collection-status", "Your pictures from your last visit, kept in this browser.");
+                show(app);
+                set_text("collection-status", status);
             }
             Err(error) => show_problem(&format!("{error}; import them again.")),
         },
+        Ok(None) if !app.borrow().collection.class_names.is_empty() => {
+            // Another tab cleared them.
+            app.borrow_mut().collection = PictureCollection::default();
+            show(app);
+            set_text("collection-status", status);
+        }
         Ok(None) => {}
         Err(message) => show_problem(&format!("The pictures saved in this browser could not be read ({message}).")),
     }
@@ -82,8 +99,9 @@ fn request_save(app: &SharedApp) {
                 true => storage::remove_file(COLLECTION_FILE).await,
                 false => storage::write_file(COLLECTION_FILE, &bytes).await,
             };
-            if let Err(message) = result {
-                show_problem(&format!("Your pictures could not be kept in this browser's storage ({message}); they stay here until the page is closed."));
+            match result {
+                Ok(()) => tabs::announce(COLLECTION_FILE),
+                Err(message) => show_problem(&format!("Your pictures could not be kept in this browser's storage ({message}); they stay here until the page is closed.")),
             }
         }
     });
