@@ -98,7 +98,7 @@ test("a folder of class folders is imported, kept across reloads, fine-tuned hea
   await page.click("#collection-cifar");
   await page.waitForSelector("#data-status[data-source=cache]", { timeout: 2 * MINUTES });
   await page.waitForFunction(() => document.querySelector("#weights-note").textContent.startsWith("Pretrained weights:"));
-  await page.waitForFunction(() => document.querySelectorAll("#probabilities li").length === 5, null, { timeout: MINUTES });
+  await page.waitForFunction(() => document.querySelectorAll("#probabilities li").length === 5);
   assert.equal(await page.locator("#data-title").textContent(), "Dataset: CIFAR-10");
   assert.equal(await page.inputValue("#recipe-named"), "reference", "the form is CIFAR-10's again");
 
@@ -202,7 +202,7 @@ test("classes made in the page take pictures from the file picker and from the c
   await page.waitForSelector("#collection-video:not([hidden])");
   const record = page.locator("[data-record='1']");
   await record.dispatchEvent("pointerdown");
-  await page.waitForFunction(() => /Recording into theirs: [3-9]/.test(document.querySelector("#collection-status").textContent), null, { timeout: MINUTES });
+  await page.waitForFunction(() => /Recording into theirs: [3-9]/.test(document.querySelector("#collection-status").textContent));
   await page.dispatchEvent("body", "pointerup");
   await page.waitForFunction(() => /^Recorded \d+ frames into theirs\.$/.test(document.querySelector("#collection-status").textContent));
   const recorded = (await classes(page))[1].count;

@@ -17,6 +17,10 @@ export const ARGS = [
 ];
 
 export const MINUTES = 60 * 1000;
+/** How long any wait of a test lasts unless it says otherwise (Playwright's own is 30 s). A busy
+ *  machine does the page's work more slowly, not differently: on two cores shared with other
+ *  heavy work a reload with the dataset took over 30 s. A wait fails on a page that stalls. */
+export const PATIENCE = 10 * MINUTES;
 /** Set to refresh the README's pictures. */
 export const SCREENSHOTS = process.env.SCREENSHOT_DIR;
 /** The CPU path with the small test dataset (512 training, 500 test images). */
@@ -26,8 +30,19 @@ export const SMALL = "?compute=cpu&dataset=data/small/manifest.json";
 export const shared = {};
 before(async () => {
   shared.server = await serve(DIST);
-  shared.browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  shared.browser = patient(await chromium.launch({ executablePath: CHROMIUM, args: ARGS }));
 });
+
+/** Gives every context the browser opens (`newPage` opens one too) the waits of [`PATIENCE`]. */
+export function patient(browser) {
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(PATIENCE);
+    return context;
+  };
+  return browser;
+}
 after(async () => {
   await shared.browser?.close();
   shared.server?.close();

@@ -67,7 +67,7 @@ test("a non-image is refused with a message and nothing else changes", async () 
   const fake = join(folder, "holiday.jpg");
   await writeFile(fake, Buffer.from("this is a text file wearing a .jpg name"));
   await page.setInputFiles("#photo-input", fake);
-  await page.waitForSelector("#photo-error:not([hidden])", { timeout: MINUTES });
+  await page.waitForSelector("#photo-error:not([hidden])");
   assert.match(await page.locator("#photo-error").textContent(), /holiday\.jpg cannot be used: not an image this browser can decode/);
   assert.equal(await caption(page), before.caption);
   assert.equal(await page.innerHTML("#probabilities"), before.list);
@@ -178,7 +178,7 @@ test("a pasted picture and a camera frame are classified too", async () => {
   await assertTopFive(page);
 
   await page.click("#camera-start");
-  await page.waitForFunction(() => document.querySelector("#camera-video").readyState >= 2, null, { timeout: MINUTES });
+  await page.waitForFunction(() => document.querySelector("#camera-video").readyState >= 2);
   await page.click("#camera-capture");
   await waitForPicture(page, "the camera frame");
   await assertTopFive(page);
