@@ -339,8 +339,10 @@ pub fn to_json(runs: &[Run]) -> String {
     serde_json::to_string(&runs.iter().map(Run::to_store).collect::<Vec<_>>()).expect("runs serialise")
 }
 
-/// One tab's change to the stored runs.
+/// One tab's change to the stored runs. Not boxed: a change lives for one write and one
+/// message, so its size does not matter.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Change {
     /// Adds a run, or replaces the record of one with its id: only the tab training a run
     /// writes its record.

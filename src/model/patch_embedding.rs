@@ -37,10 +37,10 @@ impl PatchEmbedding {
     /// - images: `[batch, channels, height, width]`
     /// - output: `[batch, patches, embed_dim]`, patches in row-major order of the grid
     pub fn forward(&self, images: Tensor<4>) -> Tensor<3> {
-        if !on_cpu(&images) {
-            if let Some(bias) = &self.projection.bias {
-                return self.as_product(images, bias.val());
-            }
+        if !on_cpu(&images)
+            && let Some(bias) = &self.projection.bias
+        {
+            return self.as_product(images, bias.val());
         }
         let grid = self.projection.forward(images); // [batch, embed_dim, grid, grid]
         grid.flatten::<3>(2, 3) // [batch, embed_dim, patches]

@@ -40,16 +40,12 @@ pub fn show_problem(message: &str) {
 pub async fn load(app: SharedApp) {
     refresh(&app).await;
     adopt_legacy_checkpoint(&app).await;
-    let announced = app.clone();
     tabs::on_announced(move |name| {
         if name == RUNS_FILE {
-            spawn_local(refresh_owned(announced.clone()));
+            let app = app.clone();
+            spawn_local(async move { refresh(&app).await });
         }
     });
-}
-
-async fn refresh_owned(app: SharedApp) {
-    refresh(&app).await
 }
 
 /// Reads the table and which runs other tabs train, and shows them. Nothing this tab trains is
@@ -118,7 +114,7 @@ fn watch(app: &SharedApp, id: u64) {
     let app = app.clone();
     tabs::when_free(&lock_name(id), move || {
         WATCHED.with(|watched| watched.borrow_mut().remove(&id));
-        spawn_local(refresh_owned(app));
+        spawn_local(async move { refresh(&app).await });
     });
 }
 
@@ -182,6 +178,11 @@ pub fn commit(app: &SharedApp, change: Change) {
     });
 }
 
+/// A new run's id (`runs::next_id`), salted at random so that two tabs never draw the same.
+pub fn new_id(runs: &[Run]) -> u64 {
+    next_id(runs, js_sys::Date::now(), (js_sys::Math::random() * 1000.0) as u64)
+}
+
 /// Takes run `id` for this tab: holds its lock, unless another tab holds it, and remembers it as
 /// this tab's run across reloads. Whether this tab now trains it.
 pub async fn claim(app: &SharedApp, id: u64) -> bool {
@@ -220,10 +221,9 @@ async fn adopt_legacy_checkpoint(app: &SharedApp) {
             run.recipe == checkpoint.recipe && run.checkpoint_epoch.is_none() && run.history.epochs.len() >= checkpoint.epochs_done && !training.contains(&run.id)
         });
         let mut run = owner.cloned().unwrap_or_else(|| {
-            let now = js_sys::Date::now();
             let compute = if checkpoint.trainer.is_some() { ComputePath::Cpu } else { ComputePath::WebGpu };
-            let id = next_id(&app.runs, now, (js_sys::Math::random() * 1000.0) as u64);
-            Run { history: checkpoint.history.clone(), status: RunStatus::Stopped, ..Run::new(id, now, checkpoint.recipe.clone(), compute, "an earlier version of this page".into(), 1) }
+            let id = new_id(&app.runs);
+            Run { history: checkpoint.history.clone(), status: RunStatus::Stopped, ..Run::new(id, js_sys::Date::now(), checkpoint.recipe.clone(), compute, "an earlier version of this page".into(), 1) }
         });
         run.checkpoint_epoch = Some(checkpoint.epochs_done);
         if run.status == RunStatus::Running {

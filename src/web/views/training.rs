@@ -331,7 +331,7 @@ fn start(app: &SharedApp) {
     };
     set_text("train-status", "starting…");
     refresh_buttons(app);
-    let id = runs::next_id(&app.borrow().runs, js_sys::Date::now(), (js_sys::Math::random() * 1000.0) as u64);
+    let id = run_store::new_id(&app.borrow().runs);
     let app = app.clone();
     wasm_bindgen_futures::spawn_local(async move {
         // A new id: no other tab holds it.
@@ -474,13 +474,12 @@ pub fn show_offer(app: &SharedApp) {
     set_text("checkpoint-text", &text);
     button("checkpoint-resume").set_hidden(!resumable);
     button("checkpoint-discard").set_hidden(seen == Seen::InAnotherTab);
-    let disabled = if app_ref.dataset_ready { "" } else { " disabled" };
     let others: String = offered[1..]
         .iter()
         .map(|&(index, run)| {
             let seen = run.seen(&trainers);
             let (text, resumable) = describe_offer(run, index + 1, &labels[index], &seen, true);
-            let resume = if resumable { format!(r#" <button type="button" data-action="resume"{disabled}>Resume</button>"#) } else { String::new() };
+            let resume = if resumable { r#" <button type="button" data-action="resume">Resume</button>"#.to_string() } else { String::new() };
             format!(
                 r#"<li data-run="{}" data-state="{}">{}{resume} <button type="button" class="quiet" data-action="use">Use its weights</button></li>"#,
                 run.id,

@@ -41,7 +41,7 @@ impl ProductShape {
     /// Whether the software kernel's vec4 loads fit this shape.
     fn fits_blocked(&self) -> bool {
         let vec4_along = if self.a_transposed { self.a_rows } else { self.k };
-        self.n.is_multiple_of(4) && vec4_along.is_multiple_of(4) && !(self.ones_row && !self.a_transposed)
+        self.n.is_multiple_of(4) && vec4_along.is_multiple_of(4) && (self.a_transposed || !self.ones_row)
     }
 }
 
