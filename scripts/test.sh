@@ -9,7 +9,7 @@ WITH_TORCH=1 source scripts/setup.sh
 # compiles once: wgpu, for the GPU operations' native tests.
 export NATIVE_FEATURES=wgpu
 
-# Each layer's heading says how long the run has taken so far (the README quotes these).
+# Each layer's heading says how long the run has taken so far (docs/testing.md quotes these).
 step() { printf '\n\033[1m== %s\033[0m (at %d min %02d s)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
 step "native tests (burn's CPU backend; the GPU operations on wgpu, SwiftShader's Vulkan)"

@@ -4,7 +4,7 @@
 // would: start-up, a photo, the dataset and its cache, training with pause and resume, the
 // checkpoint after a reload, the weights out and back in, threads, and an offline reload. Each
 // engine's figures are printed beside Chromium's from the same run (`# engine …` lines), for the
-// README's browser table. An engine that is not installed is skipped with the reason.
+// browser table in docs/browsers.md. An engine that is not installed is skipped with the reason.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, writeFile } from "node:fs/promises";

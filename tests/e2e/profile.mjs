@@ -2,7 +2,7 @@
 // training worker and its pool's web workers) with Chrome's profiler while it trains on the CPU
 // path, and prints each one's functions by their own time, then the time one pool worker works
 // while the others wait, by operation. Not a test, and not a benchmark: the profiler slows the
-// page, so read its shares, not its speed. What docs/performance.md's "One fork per dense product"
+// page, so read its shares, not its speed. What docs/performance-history.md's "One fork per dense product"
 // and "Where the pool waits" were found with.
 //   node tests/e2e/profile.mjs
 // It trains on www/data/curve's 2,000 images, as scripts/bench.sh prepares them before building

@@ -6,7 +6,7 @@
 //! wasm on x86-64, so it spills, and its packing runs in scalar code. A 4×8 tile (eight
 //! accumulators, two panel vectors, one broadcast) does not spill, reads the left operand where it
 //! lies (any strides: a transposed operand costs nothing) and runs at 1.1–1.3× gemm's speed on the
-//! dense layer's and attention's shapes (`scripts/bench-wasm-product.sh`; docs/performance.md,
+//! dense layer's and attention's shapes (`scripts/bench-wasm-product.sh`; docs/performance-history.md,
 //! "The page's own matrix product").
 //! Natively gemm's AVX-512 kernels stay; this module also builds there, on plain arrays, so that
 //! its blocking is tested by `cargo test`.
