@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: native (cargo test), the weight format against PyTorch, in-browser (wasm-pack
-# test: wasm-bindgen-test in headless Chromium, on WebGPU and on the wasm CPU backend), and the
-# static site end to end (Playwright driving Debian's Chromium). Installs whatever is missing first.
+# test: wasm-bindgen-test in headless Chromium, on WebGPU and on the wasm CPU backend, then in
+# headless Firefox on the wasm CPU backend), and the static site end to end (Playwright driving
+# Debian's Chromium; Firefox and WebKit through WebDriver). Installs whatever is missing first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 WITH_TORCH=1 source scripts/setup.sh
@@ -33,6 +34,13 @@ step "browser tests: wasm-pack test --headless --chrome (WebGPU and wasm CPU in 
 # --release shares every compiled dependency with the site build above; SwiftShader runs WebGPU
 # on the CPU, so its tests take minutes, not seconds.
 WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} wasm-pack test --headless --chrome --release
+
+step "browser tests in Firefox: wasm-pack test --headless --firefox (the wasm CPU path; no WebGPU there)"
+# Firefox on Linux offers no WebGPU: built with this variable, the WebGPU tests are ignored with
+# their reason printed (build.rs), and everything else runs as in Chromium. --geckodriver names
+# setup.sh's build from crates.io, so wasm-pack never downloads one.
+VIT_WEB_BROWSER_WITHOUT_WEBGPU=1 WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} \
+    wasm-pack test --headless --firefox --geckodriver "$(command -v geckodriver)" --release
 
 step "page end to end (dist/ from a plain static server, Playwright + Chromium)"
 bash scripts/e2e.sh
