@@ -7,7 +7,8 @@
 #   cat-kitten.webp          GalgenTX, CC-BY-2.0 (gcompris-qt-data; Commons: A_posing_kitten_(Flickr).jpg)
 #   cat-playing.webp         Loliloli, public domain (gcompris-qt-data; Commons: Spielendes_Kätzchen.JPG)
 #   dog-shepherd.webp        Hans Kemperman, public domain (gcompris-qt-data; Commons: German-shepherd-4040871920._(2).jpg)
-#   horse-zaniskari.webp     Eatcha, CC-BY-SA-4.0 (gcompris-qt-data; Commons: Zaniskari_Horse_in_Ladakh.jpg)
+#   horse-zaniskari.webp     Eatcha, CC-BY-SA-4.0 (gcompris-qt-data; Commons: Zaniskari_Horse_in_Ladakh.jpg);
+#                            also the page's sample photo, www/samples/horse.webp, credited in its footer
 #   horse-herd.webp          Seth Zeigler, CC0-1.0 (gcompris-qt-data; Commons: Nokota_Horse_Stud_Band.jpg)
 # GCompris keeps them in Qt resource archives, read by scripts/qt_resources.py.
 set -euo pipefail

@@ -27,7 +27,7 @@ use crate::runs;
 use crate::viz::captures::Probe;
 use crate::training::{MetricsHistory, NamedRecipe, Trainable, TrainingRecipe};
 
-const SAMPLE_IMAGE: &str = "samples/kitten.webp";
+const SAMPLE_IMAGE: &str = "samples/horse.webp";
 /// What the recipe form says when it proposes fine-tuning on a person's pictures.
 const FINE_TUNE_ABOUT: &str = "Fine-tuning on your pictures: the head alone (a linear probe, fast) at 3e-3, batch 16, 15 epochs. \
      For the whole model choose “the whole model” below and a learning rate near 1e-4, so it keeps what CIFAR-10 taught it.";
