@@ -339,6 +339,7 @@ test("each epoch is checkpointed: after a reload the run resumes, in the other w
   // run was written by the threaded one.
   await page.goto(`${shared.server.url}${SMALL}&threads=1`);
   await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
+  await page.waitForSelector("#compute-threads[data-threads]", { timeout: 5 * MINUTES });
   assert.equal(await page.locator("#compute-threads").getAttribute("data-threads"), "1");
   assert.match(await page.locator("#checkpoint-text").textContent(), /stopped after epoch 1 of 2 \(tiny preset, test accuracy \d+\.\d%\)\. Resume it, or use its weights/);
   await datasetReady(page);
@@ -358,10 +359,13 @@ test("each epoch is checkpointed: after a reload the run resumes, in the other w
   // And back: the threaded module reads what the single-threaded one wrote.
   await page.goto(`${shared.server.url}${SMALL}`);
   await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
+  // The offer can show before the worker has said how many threads it runs.
+  await page.waitForSelector("#compute-threads[data-threads]", { timeout: 5 * MINUTES });
   assert.equal(Number(await page.locator("#compute-threads").getAttribute("data-threads")), threads);
-  // Known defect (2026-12-05, see the session note): a page opened just after one that wrote the
-  // runs table can read an older table, whose status word is "stopped" for the finished run; the
-  // epoch its checkpoint holds is right, and nothing is offered to resume.
+  // Known defect, not yet understood (docs/testing.md, "Known defects"): now and then the
+  // stored runs table goes back to an earlier write's content after the page that wrote it is
+  // left, so the finished run reads as "stopped"; the epoch its checkpoint holds is right, and
+  // nothing is offered to resume.
   assert.match(await page.locator("#checkpoint-text").textContent(), /(finished|stopped) after epoch 2 of 2/);
   assert.equal(await page.locator("#checkpoint-resume").isHidden(), true, "a finished run has nothing to resume");
   await page.click("#checkpoint-use");
