@@ -275,8 +275,9 @@ pub fn plan_threads(requested: Option<usize>, support: ThreadSupport) -> ThreadP
         return plan(
             1,
             "1 thread: this page is not cross-origin isolated (its host sends no Cross-Origin-Opener-Policy and \
-             Cross-Origin-Embedder-Policy headers, and the page's service worker is not active yet), so the browser \
-             allows no shared memory.",
+             Cross-Origin-Embedder-Policy headers, and the page's service worker, which adds them, is not in charge: \
+             not active yet, or bypassed by a forced reload), so the browser allows no shared memory. A normal reload \
+             brings the threads back once the service worker is active.",
         );
     }
     if !support.shared_memory {

@@ -108,6 +108,7 @@ for (const [key, engine] of Object.entries(engines()).filter(([key]) => !chosen 
       await session.waitFor("return document.querySelector('#checkpoint-status').textContent.startsWith('Saved in this browser after epoch 1');", { what: "epoch 1's checkpoint" });
       // Epoch 1 of a fresh run, unpaused, as Chromium's peer run below measures it.
       figures[key].speed = await session.run("return document.querySelector('#epoch-table tbody tr').children[5].textContent;");
+      figures[key].threads = Number(await session.run("return document.querySelector('#compute-threads').dataset.threads;"));
       await session.click("#train-stop");
       await session.waitFor("return document.querySelector('#train-status').textContent.startsWith('stopped');", { what: "the stop" });
       await session.reload();
@@ -153,9 +154,7 @@ for (const [key, engine] of Object.entries(engines()).filter(([key]) => !chosen 
       }
       shared.server.setOffline(true);
       try {
-        // The address opened again: geckodriver's refresh bypasses the service worker, as a
-        // forced reload does, where a person's reload goes through it.
-        await session.goto(await session.run("return location.href;"));
+        await session.reload();
         await session.waitFor(ready, { what: "the page, offline" });
         assert.equal((await topFive(session)).length, 5);
         assert.equal(await session.waitFor("return document.querySelector('#data-status').dataset.source;", { what: "the dataset" }), "cache");

@@ -96,8 +96,10 @@ export class Session {
     await this.call("POST", "/url", { url });
   }
 
+  /** Reloads as a person does, through the page's service worker: WebDriver's refresh bypasses
+   *  it, as a forced reload does, and the page is then not cross-origin isolated (one thread). */
   async reload() {
-    await this.call("POST", "/refresh", {});
+    await this.goto(await this.run("return location.href;"));
   }
 
   /** Runs `body` (a function's source body) in the page with `args`, and returns its value. */
