@@ -441,7 +441,9 @@ test("a diverging run stops with a message, keeps the page's weights and offers 
   await page.waitForSelector("#train-status:has-text('failed')", { timeout: 5 * MINUTES });
   assert.match(await page.locator("#error").textContent(), /the loss became (NaN|inf) at epoch 2: training stopped, the weights of the last good epoch are kept/);
   assert.equal(await page.locator("#weights-note").textContent(), weightsNote, "the page's model is unchanged");
-  // The runs table keeps the failed run, resumed from epoch 1, with the reason.
+  // The runs table keeps the failed run, resumed from epoch 1, with the reason (it shows the
+  // table once the change is stored, just after the status line).
+  await page.waitForSelector("#runs-body tr[data-status=failed]");
   const row = page.locator("#runs-body tr").first();
   assert.equal(await row.getAttribute("data-status"), "failed");
   assert.match(await row.getAttribute("data-label"), /^resumed/);
