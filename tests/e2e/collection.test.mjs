@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { MINUTES, SCREENSHOTS, SMALL, datasetReady, probabilities, shared } from "./harness.mjs";
+import { MINUTES, SCREENSHOTS, SMALL, datasetReady, probabilities, shared, waitForAsync } from "./harness.mjs";
 
 const FIXTURES = process.env.E2E_FIXTURES_DIR && join(process.env.E2E_FIXTURES_DIR, "pictures");
 const skip = !FIXTURES && "E2E_FIXTURES_DIR is not set (scripts/e2e.sh sets it)";
@@ -62,11 +62,11 @@ test("a folder of class folders is imported, kept across reloads, fine-tuned hea
   assert.equal((await classes(page))[2].count, 29);
 
   // Kept in browser storage: a reload finds the pictures as they were.
-  await page.waitForFunction(async () => {
+  await waitForAsync(page, async () => {
     const root = await navigator.storage.getDirectory();
     const file = await (await root.getFileHandle("collection.vitpics")).getFile();
     return file.size === 8 + 4 + '["grass","sky","stripes"]'.length + 4 + 89 * 3073;
-  }, null, { polling: 200 });
+  });
   await page.reload();
   await page.waitForSelector("body[data-ready=true]");
   await imported(page, 3);

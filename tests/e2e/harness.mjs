@@ -65,6 +65,25 @@ export async function openPage(query, { hideWebGpu = false, viewport = { width: 
   return page;
 }
 
+/** Waits until `predicate(arg)`, run in the page, resolves to something truthy, polling every
+ *  `polling` ms for at most `timeout`. For predicates that read browser storage, which are async:
+ *  Playwright's `waitForFunction` does not await a promise, and a promise is truthy, so with an
+ *  async predicate it returns at once. A read that fails meanwhile (a file being replaced) counts
+ *  as not yet. */
+export async function waitForAsync(page, predicate, arg, { polling = 200, timeout = PATIENCE } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    let failure;
+    try {
+      if (await page.evaluate(predicate, arg)) return;
+    } catch (error) {
+      failure = error;
+    }
+    if (Date.now() > deadline) throw new Error(`not true within ${timeout} ms: ${predicate}${failure ? ` (last: ${failure.message})` : ""}`);
+    await new Promise((resolve) => setTimeout(resolve, polling));
+  }
+}
+
 /** The listed classes and their probabilities, most likely first. */
 export async function probabilities(page) {
   return page.$$eval("#probabilities li", (rows) =>

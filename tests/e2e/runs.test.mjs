@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { MINUTES, SCREENSHOTS, SMALL, datasetReady, shared } from "./harness.mjs";
+import { MINUTES, SCREENSHOTS, SMALL, datasetReady, shared, waitForAsync } from "./harness.mjs";
 
 /** Trains `epochs` epochs at `batch` (and `lr` when given) on the small dataset and waits for the end. */
 async function train(page, { epochs, batch, lr }) {
@@ -22,13 +22,13 @@ const rows = (page) => page.$$eval("#runs-body tr", (rows) => rows.map((row) => 
 
 /** Waits until the runs in browser storage are `count`, none still running, as the table shows them. */
 async function storageHolds(page, count) {
-  await page.waitForFunction(async (count) => {
+  await waitForAsync(page, async (count) => {
     const root = await navigator.storage.getDirectory();
     const runs = JSON.parse(await (await (await root.getFileHandle("runs.json")).getFile()).text());
     const kept = runs.filter((run) => run.weights_kept).length;
     return runs.length === count && kept === document.querySelectorAll("#runs-body [data-action=load]").length
       && runs.every((run) => run.status.state !== "running");
-  }, count, { polling: 200 });
+  }, count);
 }
 
 async function download(page, selector) {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MINUTES, SCREENSHOTS, SMALL, datasetReady, shared } from "./harness.mjs";
+import { MINUTES, SCREENSHOTS, SMALL, datasetReady, shared, waitForAsync } from "./harness.mjs";
 
 test("the prepared dataset is downloaded once, then read from browser storage", async () => {
   const context = await shared.browser.newContext();
@@ -347,7 +347,7 @@ test("each epoch is checkpointed: after a reload the run resumes, in the other w
   await page.click("#checkpoint-resume");
   await page.waitForSelector("#train-status:has-text('finished')", { timeout: 10 * MINUTES });
   // The runs table in browser storage has caught up with the page (it is written just after).
-  await page.waitForFunction(async () => {
+  await waitForAsync(page, async () => {
     const root = await navigator.storage.getDirectory();
     const runs = JSON.parse(await (await (await root.getFileHandle("runs.json")).getFile()).text());
     return runs.length === 1 && runs[0].status.state === "finished" && runs[0].checkpoint_epoch === 2 && runs[0].weights_kept;
@@ -362,11 +362,7 @@ test("each epoch is checkpointed: after a reload the run resumes, in the other w
   // The offer can show before the worker has said how many threads it runs.
   await page.waitForSelector("#compute-threads[data-threads]", { timeout: 5 * MINUTES });
   assert.equal(Number(await page.locator("#compute-threads").getAttribute("data-threads")), threads);
-  // Known defect, not yet understood (docs/testing.md, "Known defects"): now and then the
-  // stored runs table goes back to an earlier write's content after the page that wrote it is
-  // left, so the finished run reads as "stopped"; the epoch its checkpoint holds is right, and
-  // nothing is offered to resume.
-  assert.match(await page.locator("#checkpoint-text").textContent(), /(finished|stopped) after epoch 2 of 2/);
+  assert.match(await page.locator("#checkpoint-text").textContent(), /finished after epoch 2 of 2/);
   assert.equal(await page.locator("#checkpoint-resume").isHidden(), true, "a finished run has nothing to resume");
   await page.click("#checkpoint-use");
   await page.waitForFunction(() => document.querySelector("#weights-note").textContent.startsWith("From the saved checkpoint: tiny preset, 2 epochs"));
