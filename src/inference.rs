@@ -118,18 +118,23 @@ pub async fn explain(model: &VisionTransformer, config: &VitConfig, rgba: &[u8],
     if rgba.len() != 4 * pixels {
         return Err(format!("expected a {0}×{0} RGBA image, got {1} bytes", config.image_size, rgba.len()));
     }
-    let images = images_tensor(normalize_rgba(rgba, pixels), 1, config, device);
-    let mirrored = images.clone().flip([3]);
-    let (probabilities, output) = predict(model, images);
-    // Averaged with the mirror image's, as Prediction::MirrorAveraged: +1.5 to 2 points of test
-    // accuracy for one more forward pass (docs/recipes.md). The attention is the picture's own.
-    let probabilities = (probabilities + softmax(model.forward(mirrored), 1)) * 0.5;
-    // One readback for everything: on WebGPU each is a round trip to the GPU.
+    let image = images_tensor(normalize_rgba(rgba, pixels), 1, config, device);
+    // The picture and its mirror image as one batch of two, their probabilities averaged as
+    // Prediction::MirrorAveraged does: +1.5 to 2 points of test accuracy (docs/recipes.md). One
+    // pass of two images costs a GPU about what one pass of one does, where two passes cost
+    // twice the launches. The attention shown is the picture's own.
+    let both = Tensor::cat(vec![image.clone(), image.flip([3])], 0);
+    let (probabilities, output) = predict(model, both);
+    let probabilities = probabilities.mean_dim(0);
+    // One readback for everything: on WebGPU each is a round trip to the GPU. Both images'
+    // attention comes back, and the mirror's half of each layer is dropped here: cutting it out
+    // on the device would cost a launch per layer.
     let parts: Vec<Tensor<1>> =
         std::iter::once(probabilities.reshape([-1])).chain(output.attention.into_iter().map(|layer| layer.reshape([-1]))).collect();
     let values = read_floats(Tensor::cat(parts, 0)).await?;
     let (probabilities, layers) = values.split_at(config.classes);
-    let attention = layers.chunks_exact(config.heads * config.tokens() * config.tokens()).map(<[f32]>::to_vec).collect();
+    let one_image = config.heads * config.tokens() * config.tokens();
+    let attention = layers.chunks_exact(2 * one_image).map(|both| both[..one_image].to_vec()).collect();
     Ok(Explanation { probabilities: probabilities.to_vec(), attention, heads: config.heads, tokens: config.tokens() })
 }
 

@@ -92,3 +92,30 @@ fn training_steps_on_the_gpu_are_the_cpus() {
         }
     }
 }
+
+/// The page's explanation of a picture (the picture and its mirror image as one batch) on the
+/// GPU, in each kernel family, is the CPU backend's: the same probabilities and attention.
+#[test]
+fn explaining_a_picture_on_the_gpu_is_the_cpus() {
+    use burn::module::Module;
+    use vit_web::inference::explain;
+    use vit_web::model::VitConfig;
+    use vit_web::ops::webgpu::{KernelFamily, set_kernel_family};
+
+    let cpu = Device::flex();
+    cpu.seed(11);
+    let config = VitConfig::tiny();
+    let model = config.init(&cpu);
+    let rgba: Vec<u8> = (0..32 * 32 * 4).map(|index| (index * 53 % 241) as u8).collect();
+    let expected = pollster::block_on(explain(&model, &config, &rgba, &cpu)).unwrap();
+    let on_gpu = model.to_device(device());
+    for family in [KernelFamily::Software, KernelFamily::Hardware] {
+        set_kernel_family(Some(family));
+        let explanation = pollster::block_on(explain(&on_gpu, &config, &rgba, device())).unwrap();
+        set_kernel_family(None);
+        let pairs = explanation.attention.iter().flatten().zip(expected.attention.iter().flatten());
+        let most = pairs.chain(explanation.probabilities.iter().zip(&expected.probabilities)).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(most < 1e-4, "{family:?}: the GPU's explanation differs from the CPU's by {most}");
+        assert_eq!(explanation.attention.len(), expected.attention.len());
+    }
+}

@@ -120,7 +120,9 @@ fn a_fixed_batch_of_64_is_overfit() {
 
 #[test]
 fn explaining_one_image_gives_probabilities_and_every_map() {
-    use vit_web::inference::{AttentionView, explain};
+    use burn::tensor::activation::softmax;
+    use vit_web::data::preprocess::normalize_rgba;
+    use vit_web::inference::{AttentionView, explain, images_tensor};
     let device = device();
     let config = VitConfig::tiny();
     let model = config.init(&device);
@@ -153,6 +155,22 @@ fn explaining_one_image_gives_probabilities_and_every_map() {
         assert!((ours - theirs).abs() < 1e-5, "{ours} against {theirs}");
     }
     assert_ne!(explanation.attention, of_mirror.attention, "the attention is the picture's own");
+
+    // The one pass of both images is the two passes of each: the mean of their probabilities,
+    // and the picture's own attention.
+    let input = |rgba: &[u8]| images_tensor(normalize_rgba(rgba, 32 * 32), 1, &config, &device);
+    let own = model.forward_with_attention(input(&rgba));
+    let softmax_of = |logits| softmax(logits, 1).into_data().try_to_vec::<f32>().unwrap();
+    let (plain, of_mirror) = (softmax_of(own.logits), softmax_of(model.forward(input(&mirrored))));
+    for (class, ours) in explanation.probabilities.iter().enumerate() {
+        let mean = (plain[class] + of_mirror[class]) / 2.0;
+        assert!((ours - mean).abs() < 1e-5, "class {class}: {ours} against {mean}");
+    }
+    for (layer, (ours, alone)) in explanation.attention.iter().zip(own.attention).enumerate() {
+        let alone = alone.into_data().try_to_vec::<f32>().unwrap();
+        let most = ours.iter().zip(&alone).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(most < 1e-5, "layer {layer}'s attention differs by {most}");
+    }
 }
 
 #[test]
