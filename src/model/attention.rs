@@ -1,3 +1,4 @@
+use crate::ops::dense::linear_residual;
 use crate::ops::{attention_core, linear};
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Linear, LinearConfig};
@@ -39,8 +40,20 @@ impl MultiHeadSelfAttention {
     /// - output: `[batch, tokens, embed_dim]`
     /// - weights: `[batch, heads, tokens, tokens]`
     pub fn forward(&self, tokens: Tensor<3>) -> (Tensor<3>, Tensor<4>) {
-        let qkv = linear(&self.qkv, tokens); // [batch, tokens, 3 * embed_dim]
-        let (attended, weights) = attention_core(qkv, self.heads, &self.dropout);
+        let (attended, weights) = self.heads_output(tokens);
         (linear(&self.projection, attended), weights)
+    }
+
+    /// `residual + dropout(forward(tokens))` and the attention weights: an encoder block's
+    /// branch with its residual connection, added by the projection as it writes its product.
+    pub fn forward_onto(&self, tokens: Tensor<3>, residual: Tensor<3>, dropout: &Dropout) -> (Tensor<3>, Tensor<4>) {
+        let (attended, weights) = self.heads_output(tokens);
+        (linear_residual(&self.projection, attended, residual, dropout), weights)
+    }
+
+    /// The heads' outputs side by side, before the projection, and the attention weights.
+    fn heads_output(&self, tokens: Tensor<3>) -> (Tensor<3>, Tensor<4>) {
+        let qkv = linear(&self.qkv, tokens); // [batch, tokens, 3 * embed_dim]
+        attention_core(qkv, self.heads, &self.dropout)
     }
 }

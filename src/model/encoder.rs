@@ -1,4 +1,5 @@
 use crate::ops::layer_norm::{self, layer_norm};
+use crate::ops::dense::linear_residual;
 use crate::ops::{dropout, gelu, linear};
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Gelu, LayerNorm, LayerNormConfig, Linear, LinearConfig};
@@ -53,11 +54,11 @@ impl TransformerEncoderBlock {
     /// - output: `[batch, tokens, embed_dim]`
     /// - attention: `[batch, heads, tokens, tokens]`
     pub fn forward(&self, tokens: Tensor<3>) -> (Tensor<3>, Tensor<4>) {
-        let (attended, attention) = self.attention.forward(layer_norm(&self.attention_norm, tokens.clone()));
-        let tokens = tokens + dropout(attended, &self.dropout);
+        let normed = layer_norm(&self.attention_norm, tokens.clone());
+        let (tokens, attention) = self.attention.forward_onto(normed, tokens, &self.dropout);
 
         let hidden = gelu(linear(&self.mlp_in, layer_norm(&self.mlp_norm, tokens.clone()))); // [batch, tokens, mlp_dim]
-        let tokens = tokens + dropout(linear(&self.mlp_out, dropout(hidden, &self.dropout)), &self.dropout);
+        let tokens = linear_residual(&self.mlp_out, dropout(hidden, &self.dropout), tokens, &self.dropout);
         (tokens, attention)
     }
 }

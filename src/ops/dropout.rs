@@ -16,8 +16,7 @@ use burn::tensor::{Device, Distribution, Tensor, TensorData};
 pub fn dropout<const D: usize>(input: Tensor<D>, dropout: &Dropout) -> Tensor<D> {
     if !super::on_cpu(&input) {
         // burn's Dropout draws a mask even at p = 0, a launch per call for nothing.
-        let active = dropout.training.is_enabled() && input.device().is_autodiff() && dropout.prob > 0.0;
-        return if active { dropout.forward(input) } else { input };
+        return if is_identity(dropout, &input.device()) { input } else { dropout.forward(input) };
     }
     let elements = input.shape().num_elements();
     let mask = draw_mask(dropout, &input.device(), elements / input.dims()[0].max(1));
@@ -29,13 +28,19 @@ pub fn dropout<const D: usize>(input: Tensor<D>, dropout: &Dropout) -> Tensor<D>
     input * factors
 }
 
+/// Whether `dropout` passes its input through unchanged on `device`: outside training (a device
+/// without autodiff, or the module's training flag cleared), or with nothing to drop.
+pub fn is_identity(dropout: &Dropout, device: &Device) -> bool {
+    !dropout.training.is_enabled() || !device.is_autodiff() || dropout.prob == 0.0
+}
+
 /// A fresh mask for one use of `dropout` on `device` over a batch-major tensor of `per_image`
 /// elements per image, or [`DropoutMask::NONE`] outside training. Inside
 /// [`with_step_masks`] it is the step's next mask, read from the slice's first image on; else
 /// its seed comes from the device's random numbers. Either way `device.seed(…)` fixes the masks
 /// as it fixes burn's.
 pub fn draw_mask(dropout: &Dropout, device: &Device, per_image: usize) -> DropoutMask {
-    if !dropout.training.is_enabled() || !device.is_autodiff() || dropout.prob == 0.0 {
+    if is_identity(dropout, device) {
         return DropoutMask::NONE;
     }
     match STEP_MASKS.get() {

@@ -1,5 +1,6 @@
 //! The backward pass of [`DenseLinear`]: `∂x = ∂out·Wᵀ`, `∂W = xᵀ·∂out`, `∂b = Σ_rows ∂out`,
-//! each computed only for an operand that needs it, the last two together where both are.
+//! each computed only for an operand that needs it, the last two together where both are; with a
+//! residual added to the output, its gradient is the output's.
 
 use super::DenseLinear;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
@@ -12,9 +13,11 @@ use burn::backend::tensor::FloatTensor;
 #[derive(Debug)]
 struct DenseLinearBackward;
 
+/// The inputs each gradient needs: `x` for `∂W`, `W` for `∂x`.
+type DenseState = (Option<NodeId>, Option<NodeId>);
+
 impl<B: DenseLinear> Backward<B, 3> for DenseLinearBackward {
-    /// The inputs each gradient needs: `x` for `∂W`, `W` for `∂x`.
-    type State = (Option<NodeId>, Option<NodeId>);
+    type State = DenseState;
 
     fn backward(
         self,
@@ -22,29 +25,61 @@ impl<B: DenseLinear> Backward<B, 3> for DenseLinearBackward {
         grads: &mut Gradients,
         checkpointer: &mut Checkpointer,
     ) {
-        let [x_node, weight_node, bias_node] = ops.parents;
         let grad = grads.consume::<B>(&ops.node);
-        let (x, weight) = ops.state;
-        let mut retrieve = |id: Option<NodeId>| {
-            id.map(|id| checkpointer.retrieve_node_output::<B::FloatTensorPrimitive>(id))
-        };
-        let (x, weight) = (retrieve(x), retrieve(weight));
-        if let (Some(node), Some(weight)) = (x_node, weight) {
-            grads.register::<B>(node.id, B::dense_input_gradient(grad.clone(), weight));
+        let parents = ops.parents.map(|node| node.map(|node| node.id));
+        register_dense_gradients::<B>(parents, ops.state, grad, grads, checkpointer);
+    }
+}
+
+/// [`DenseLinearBackward`] with a residual added: the residual's gradient is the output's.
+#[derive(Debug)]
+struct DenseLinearResidualBackward;
+
+impl<B: DenseLinear> Backward<B, 4> for DenseLinearResidualBackward {
+    type State = DenseState;
+
+    fn backward(
+        self,
+        ops: Ops<Self::State, 4>,
+        grads: &mut Gradients,
+        checkpointer: &mut Checkpointer,
+    ) {
+        let [x_node, weight_node, bias_node, residual_node] = ops.parents;
+        let grad = grads.consume::<B>(&ops.node);
+        if let Some(node) = residual_node {
+            grads.register::<B>(node.id, grad.clone());
         }
-        match (weight_node, x, bias_node) {
-            (Some(weight_node), Some(x), Some(bias_node)) => {
-                let (grad_weight, grad_bias) = B::dense_parameter_gradients(x, grad);
-                grads.register::<B>(weight_node.id, grad_weight);
-                grads.register::<B>(bias_node.id, grad_bias);
+        let parents = [x_node, weight_node, bias_node].map(|node| node.map(|node| node.id));
+        register_dense_gradients::<B>(parents, ops.state, grad, grads, checkpointer);
+    }
+}
+
+/// Registers `∂x`, `∂W` and `∂b` of a dense layer for the parents that want them.
+fn register_dense_gradients<B: DenseLinear>(
+    [x_node, weight_node, bias_node]: [Option<NodeId>; 3],
+    (x, weight): DenseState,
+    grad: FloatTensor<B>,
+    grads: &mut Gradients,
+    checkpointer: &mut Checkpointer,
+) {
+    let mut retrieve =
+        |id: Option<NodeId>| id.map(|id| checkpointer.retrieve_node_output::<B::FloatTensorPrimitive>(id));
+    let (x, weight) = (retrieve(x), retrieve(weight));
+    if let (Some(node), Some(weight)) = (x_node, weight) {
+        grads.register::<B>(node, B::dense_input_gradient(grad.clone(), weight));
+    }
+    match (weight_node, x, bias_node) {
+        (Some(weight_node), Some(x), Some(bias_node)) => {
+            let (grad_weight, grad_bias) = B::dense_parameter_gradients(x, grad);
+            grads.register::<B>(weight_node, grad_weight);
+            grads.register::<B>(bias_node, grad_bias);
+        }
+        (weight_node, x, bias_node) => {
+            if let (Some(node), Some(x)) = (weight_node, x) {
+                grads.register::<B>(node, B::dense_weight_gradient(x, grad.clone()));
             }
-            (weight_node, x, bias_node) => {
-                if let (Some(node), Some(x)) = (weight_node, x) {
-                    grads.register::<B>(node.id, B::dense_weight_gradient(x, grad.clone()));
-                }
-                if let Some(node) = bias_node {
-                    grads.register::<B>(node.id, B::dense_bias_gradient(grad));
-                }
+            if let Some(node) = bias_node {
+                grads.register::<B>(node, B::dense_bias_gradient(grad));
             }
         }
     }
@@ -76,6 +111,38 @@ impl<B: DenseLinear, C: CheckpointStrategy> DenseLinear for Autodiff<B, C> {
                 x.into_primitive(),
                 weight.into_primitive(),
                 bias.into_primitive(),
+            )),
+        }
+    }
+
+    fn dense_linear_residual(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+        residual: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        let (x_tracked, weight_tracked) = (x.is_tracked(), weight.is_tracked());
+        match DenseLinearResidualBackward
+            .prepare::<C>([x.node(), weight.node(), bias.node(), residual.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(mut prep) => {
+                let x_state = weight_tracked.then(|| prep.checkpoint(&x));
+                let weight_state = x_tracked.then(|| prep.checkpoint(&weight));
+                let out = B::dense_linear_residual(
+                    x.into_primitive(),
+                    weight.into_primitive(),
+                    bias.into_primitive(),
+                    residual.into_primitive(),
+                );
+                prep.finish((x_state, weight_state), out)
+            }
+            OpsKind::UnTracked(prep) => prep.finish(B::dense_linear_residual(
+                x.into_primitive(),
+                weight.into_primitive(),
+                bias.into_primitive(),
+                residual.into_primitive(),
             )),
         }
     }

@@ -92,35 +92,48 @@ pub async fn batched_products(device: &Device) -> CheckResult {
 
 /// The dense layer's output and its three gradients against burn's `Linear` on the CPU: over a
 /// few rows, over more rows than one invocation may sum (split over the batch), and at a shape
-/// the software kernel's vec4 loads do not fit.
+/// the software kernel's vec4 loads do not fit; each also with a residual added as the product is
+/// written, against `residual + Linear`, the residual's gradient too.
 pub async fn dense_layers(device: &Device) -> CheckResult {
     let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
+    let no_dropout = burn::nn::DropoutConfig::new(0.0).init();
     in_both_families(|_| {
-        let (gpu, cpu) = (gpu.clone(), cpu.clone());
+        let (gpu, cpu, no_dropout) = (gpu.clone(), cpu.clone(), no_dropout.clone());
         async move {
-            for [batch, tokens, inputs, outputs] in [[2, 65, 128, 384], [70, 65, 32, 24], [3, 7, 6, 10]] {
-                let what = format!("dense [{batch}, {tokens}, {inputs}] → {outputs}");
+            let shapes = [[2, 65, 128, 384], [70, 65, 32, 24], [3, 7, 6, 10]];
+            // Each shape plain, and with a residual added as the product is written.
+            for ([batch, tokens, inputs, outputs], with_residual) in shapes.into_iter().flat_map(|shape| [(shape, false), (shape, true)]) {
+                let what = format!("dense [{batch}, {tokens}, {inputs}] → {outputs}{}", if with_residual { " + residual" } else { "" });
                 let seed = (batch * tokens + inputs * outputs) as u64;
                 let run = |device: &Device, ours: bool| {
                     let layer = layer(inputs, outputs, seed, device);
                     let x = tensor([batch, tokens, inputs], seed + 2, device).require_grad();
-                    let out = if ours { crate::ops::linear(&layer, x.clone()) } else { layer.forward(x.clone()) };
+                    let residual = tensor([batch, tokens, outputs], seed + 4, device).require_grad();
+                    let out = match (ours, with_residual) {
+                        (true, false) => crate::ops::linear(&layer, x.clone()),
+                        (true, true) => crate::ops::dense::linear_residual(&layer, x.clone(), residual.clone(), &no_dropout),
+                        (false, false) => layer.forward(x.clone()),
+                        (false, true) => residual.clone() + layer.forward(x.clone()),
+                    };
                     let upstream = tensor([batch, tokens, outputs], seed + 3, device);
                     let grads = (out.clone() * upstream).sum().backward();
                     let bias = layer.bias.as_ref().expect("a bias");
+                    let d_residual = if with_residual { residual.grad(&grads).expect("∂residual") } else { residual.detach() };
                     (
                         out.detach(),
                         x.grad(&grads).expect("∂x"),
                         layer.weight.grad(&grads).expect("∂W"),
                         bias.grad(&grads).expect("∂b"),
+                        d_residual,
                     )
                 };
-                let (out, dx, dw, db) = run(&gpu, true);
-                let (out_cpu, dx_cpu, dw_cpu, db_cpu) = run(&cpu, false);
+                let (out, dx, dw, db, dr) = run(&gpu, true);
+                let (out_cpu, dx_cpu, dw_cpu, db_cpu, dr_cpu) = run(&cpu, false);
                 compare_tensors(&format!("{what}: output"), out, out_cpu, 1e-5).await?;
                 compare_tensors(&format!("{what}: ∂x"), dx, dx_cpu, 1e-5).await?;
                 compare_tensors(&format!("{what}: ∂W"), dw, dw_cpu, 1e-5).await?;
                 compare_tensors(&format!("{what}: ∂b"), db, db_cpu, 1e-5).await?;
+                compare_tensors(&format!("{what}: ∂residual"), dr, dr_cpu, 1e-5).await?;
             }
             Ok(())
         }

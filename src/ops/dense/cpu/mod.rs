@@ -13,6 +13,7 @@ use super::DenseLinear;
 use crate::ops::cpu::tensor as cpu_tensor;
 use burn::backend::flex::FlexTensor;
 use burn::backend::tensor::FloatTensor;
+use burn::backend::ops::FloatTensorOps;
 use burn::backend::{Flex, TensorMetadata};
 use kernels::DenseShape;
 
@@ -35,6 +36,17 @@ impl DenseLinear for Flex {
             cpu_tensor::values(&bias),
         );
         cpu_tensor::from_values(out, [shape.rows, shape.outputs])
+    }
+
+    /// The product, then the residual added: what the trait asks. The model does not reach it,
+    /// since [`super::linear_residual`] keeps the sum a separate operation on the CPU.
+    fn dense_linear_residual(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+        residual: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        Self::float_add(Self::dense_linear(x, weight, bias), residual)
     }
 
     fn dense_input_gradient(

@@ -13,20 +13,31 @@ use crate::ops::webgpu::launch::{dims, is_f32, reshaped, row};
 impl DenseLinear for Cube {
     fn dense_linear(x: FloatTensor<Self>, weight: FloatTensor<Self>, bias: FloatTensor<Self>) -> FloatTensor<Self> {
         let ([rows, inputs], outputs) = (dims2(&x), dims2(&weight)[1]);
-        let out = product(x, weight, ProductShape::plain(1, rows, inputs, outputs), Some(bias));
+        let out = product(x, weight, ProductShape::plain(1, rows, inputs, outputs), Some(bias), None);
+        reshaped(out, &[rows, outputs])
+    }
+
+    fn dense_linear_residual(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+        residual: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        let ([rows, inputs], outputs) = (dims2(&x), dims2(&weight)[1]);
+        let out = product(x, weight, ProductShape::plain(1, rows, inputs, outputs), Some(bias), Some(residual));
         reshaped(out, &[rows, outputs])
     }
 
     fn dense_input_gradient(grad: FloatTensor<Self>, weight: FloatTensor<Self>) -> FloatTensor<Self> {
         let ([rows, outputs], inputs) = (dims2(&grad), dims2(&weight)[0]);
         let shape = ProductShape { b_transposed: true, ..ProductShape::plain(1, rows, outputs, inputs) };
-        reshaped(product(grad, weight, shape, None), &[rows, inputs])
+        reshaped(product(grad, weight, shape, None, None), &[rows, inputs])
     }
 
     fn dense_weight_gradient(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
         let ([rows, inputs], outputs) = (dims2(&x), dims2(&grad)[1]);
         let shape = ProductShape { a_transposed: true, ..ProductShape::plain(1, inputs, rows, outputs) };
-        reshaped(product(x, grad, shape, None), &[inputs, outputs])
+        reshaped(product(x, grad, shape, None, None), &[inputs, outputs])
     }
 
     fn dense_bias_gradient(grad: FloatTensor<Self>) -> FloatTensor<Self> {
@@ -40,7 +51,7 @@ impl DenseLinear for Cube {
     fn dense_parameter_gradients(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> (FloatTensor<Self>, FloatTensor<Self>) {
         let ([rows, inputs], outputs) = (dims2(&x), dims2(&grad)[1]);
         let shape = ProductShape { a_transposed: true, ones_row: true, ..ProductShape::plain(1, inputs, rows, outputs) };
-        let both = reshaped(product(x, grad, shape, None), &[inputs + 1, outputs]); // [∂W; ∂b]
+        let both = reshaped(product(x, grad, shape, None, None), &[inputs + 1, outputs]); // [∂W; ∂b]
         let weight = Self::float_slice(both.clone(), &[Slice::from(0..inputs), Slice::from(0..outputs)]);
         (weight, row(&both, inputs, outputs))
     }
@@ -53,7 +64,7 @@ impl BlockedMatmul for Cube {
         if !is_f32(&lhs) || !is_f32(&rhs) || batch * m * k * n == 0 {
             return Self::float_matmul(lhs, rhs);
         }
-        product(lhs, rhs, ProductShape::plain(batch, m, k, n), None)
+        product(lhs, rhs, ProductShape::plain(batch, m, k, n), None, None)
     }
 }
 

@@ -53,6 +53,8 @@ struct Plan {
     splits: usize,
     split_len: usize,
     bias: bool,
+    /// A `[rows, n]` tensor added to the output as it is written: a residual connection.
+    residual: bool,
 }
 
 /// Enough workgroups of the tiled kernel to keep a large GPU's multiprocessors busy.
@@ -61,7 +63,7 @@ const WANTED_TILED_WORKGROUPS: usize = 1024;
 const TILE: usize = 64;
 
 impl Plan {
-    fn new(shape: ProductShape, family: KernelFamily, bias: bool) -> Self {
+    fn new(shape: ProductShape, family: KernelFamily, bias: bool, residual: bool) -> Self {
         let tiled = family == KernelFamily::Hardware || !shape.fits_blocked();
         let wanted = if tiled {
             let tiles = shape.batch * shape.rows().div_ceil(TILE) * shape.n.div_ceil(TILE);
@@ -73,10 +75,12 @@ impl Plan {
         // over the features has a short K.
         let (splits, split_len) =
             if shape.a_transposed { split_rows(shape.k, wanted, 16) } else { (1, shape.k.next_multiple_of(16)) };
-        Self { shape, tiled, splits, split_len, bias }
+        Self { shape, tiled, splits, split_len, bias, residual }
     }
 
-    fn bias_snippets(&self) -> [(&'static str, String); 3] {
+    /// The bias's and the residual's bindings and the WGSL that adds them, where the plan has
+    /// them; the output binds after them.
+    fn epilogue_snippets(&self) -> [(&'static str, String); 5] {
         let (binding, add) = match (self.bias, self.tiled) {
             (false, _) => (String::new(), String::new()),
             (true, true) => (
@@ -88,7 +92,28 @@ impl Plan {
                 "let b4 = bias[col]; s0 += b4; s1 += b4; s2 += b4; s3 += b4;".into(),
             ),
         };
-        [("bias_binding", binding), ("add_bias", add), ("out_binding", if self.bias { "3" } else { "2" }.into())]
+        let residual_at = 2 + usize::from(self.bias);
+        let (residual_binding, add_residual) = match (self.residual, self.tiled) {
+            (false, _) => (String::new(), String::new()),
+            (true, true) => (
+                format!("@group(0) @binding({residual_at}) var<storage, read_write> residual: array<f32>;"),
+                "value += residual[base + row * N + col];".into(),
+            ),
+            (true, false) => (
+                format!("@group(0) @binding({residual_at}) var<storage, read_write> residual: array<vec4<f32>>;"),
+                "s0 += residual[o]; if (r0 + 1u < ROWS) { s1 += residual[o + N4]; } \
+                 if (r0 + 2u < ROWS) { s2 += residual[o + 2u * N4]; } if (r0 + 3u < ROWS) { s3 += residual[o + 3u * N4]; }"
+                    .into(),
+            ),
+        };
+        let out_at = residual_at + usize::from(self.residual);
+        [
+            ("bias_binding", binding),
+            ("add_bias", add),
+            ("residual_binding", residual_binding),
+            ("add_residual", add_residual),
+            ("out_binding", out_at.to_string()),
+        ]
     }
 
     fn common_constants(&self) -> Vec<(&'static str, String)> {
@@ -103,7 +128,7 @@ impl Plan {
             ("b_transposed", s.b_transposed.to_string()),
             ("ones_row", s.ones_row.to_string()),
         ];
-        constants.extend(self.bias_snippets());
+        constants.extend(self.epilogue_snippets());
         constants
     }
 }
@@ -138,17 +163,19 @@ impl WgslKernel for BlockedProduct {
     }
 }
 
-/// `op(A) · op(B) (+ bias)` as `shape` says, summed over K's ranges: `[batch, rows, n]`.
-/// `bias [n]` is added to every row (not with a split K).
-pub fn product(a: CubeTensor, b: CubeTensor, shape: ProductShape, bias: Option<CubeTensor>) -> CubeTensor {
+/// `op(A) · op(B) (+ bias) (+ residual)` as `shape` says, summed over K's ranges: `[batch, rows,
+/// n]`. `bias [n]` is added to every row and `residual [batch, rows, n]` element by element, as
+/// the output is written (neither with a split K).
+pub fn product(a: CubeTensor, b: CubeTensor, shape: ProductShape, bias: Option<CubeTensor>, residual: Option<CubeTensor>) -> CubeTensor {
     let family = kernel_family(|| on_software_adapter(&a));
-    let plan = Plan::new(shape, family, bias.is_some());
-    assert!(!(plan.bias && plan.splits > 1), "a bias is added to a product over the features, not split");
-    let (a, b, bias) = (bindable(a), bindable(b), bias.map(bindable));
+    let plan = Plan::new(shape, family, bias.is_some(), residual.is_some());
+    assert!(!((plan.bias || plan.residual) && plan.splits > 1), "a bias or residual is added to a product over the features, not split");
+    let (a, b, bias, residual) = (bindable(a), bindable(b), bias.map(bindable), residual.map(bindable));
     let rows = shape.rows();
     let out = empty_like(&a, &[shape.batch * plan.splits, rows, shape.n]);
     let mut buffers = vec![&a, &b];
     buffers.extend(bias.as_ref());
+    buffers.extend(residual.as_ref());
     buffers.push(&out);
     let steps = plan.split_len.min(shape.k) as u64;
     let serial = Serial { steps, batch_sum: if shape.a_transposed { steps } else { 0 } };

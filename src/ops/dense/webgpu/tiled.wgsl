@@ -11,6 +11,7 @@
 // A stored [A_ROWS, K] or, transposed, [K, A_ROWS]; B stored [K, N] or, transposed, [N, K].
 // With ONES_ROW, op(A) has one more row, of ones, after its stored ones: the output's last row is
 // then the sum of B's rows over the range (a bias's gradient, beside its weight's).
+// A bias and a residual, where bound, are added as the output is written.
 const A_ROWS: u32 = {{a_rows}}u;
 const ROWS: u32 = {{rows}}u;
 const N: u32 = {{n}}u;
@@ -30,6 +31,7 @@ const STRIDE4: u32 = 17u;
 @group(0) @binding(0) var<storage, read_write> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b: array<f32>;
 {{bias_binding}}
+{{residual_binding}}
 @group(0) @binding({{out_binding}}) var<storage, read_write> out: array<f32>;
 
 // a_tile[k * STRIDE4 + row / 4][row % 4], b_tile[k * STRIDE4 + column / 4][column % 4]
@@ -120,6 +122,7 @@ fn main(
             if (row < ROWS && col < N) {
                 var value = sum[i][j];
                 {{add_bias}}
+                {{add_residual}}
                 out[base + row * N + col] = value;
             }
         }
