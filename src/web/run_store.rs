@@ -134,48 +134,51 @@ fn with_mine(mut stored: Vec<Run>, mine: Option<Run>) -> Vec<Run> {
 /// without a run, and tells the other tabs. Where storage fails, this visit still shows it.
 pub fn commit(app: &SharedApp, change: Change) {
     let app = app.clone();
-    spawn_local(async move {
-        let training = app.borrow().trainers().all();
-        let outcome = Rc::new(RefCell::new(None));
-        let written = outcome.clone();
-        let local = change.clone();
-        let result = storage::update_file(RUNS_FILE, move |bytes| {
-            let mut runs = bytes.and_then(|bytes| from_json(&String::from_utf8_lossy(&bytes)).ok()).unwrap_or_default();
-            let dropped = apply(&mut runs, change, &training);
-            let text = to_json(&runs);
-            *written.borrow_mut() = Some((next_version(), runs, dropped));
-            Some(text.into_bytes())
-        })
-        .await;
-        let stored = match result {
-            Ok(()) => {
-                tabs::announce(RUNS_FILE);
-                show_problem("");
-                outcome.take()
+    spawn_local(async move { store(&app, change).await });
+}
+
+/// [`commit`], done once it returns.
+pub async fn store(app: &SharedApp, change: Change) {
+    let training = app.borrow().trainers().all();
+    let outcome = Rc::new(RefCell::new(None));
+    let written = outcome.clone();
+    let local = change.clone();
+    let result = storage::update_file(RUNS_FILE, move |bytes| {
+        let mut runs = bytes.and_then(|bytes| from_json(&String::from_utf8_lossy(&bytes)).ok()).unwrap_or_default();
+        let dropped = apply(&mut runs, change, &training);
+        let text = to_json(&runs);
+        *written.borrow_mut() = Some((next_version(), runs, dropped));
+        Some(text.into_bytes())
+    })
+    .await;
+    let stored = match result {
+        Ok(()) => {
+            tabs::announce(RUNS_FILE);
+            show_problem("");
+            outcome.take()
+        }
+        Err(message) => {
+            show_problem(&format!("The runs table was not saved: {message}"));
+            None
+        }
+    };
+    let (version, runs) = match stored {
+        Some((version, runs, dropped)) => {
+            for id in dropped.weights {
+                let _ = storage::remove_file(&weights_file(id)).await;
             }
-            Err(message) => {
-                show_problem(&format!("The runs table was not saved: {message}"));
-                None
+            for id in dropped.checkpoints {
+                let _ = storage::remove_file(&checkpoint_file(id)).await;
             }
-        };
-        let (version, runs) = match stored {
-            Some((version, runs, dropped)) => {
-                for id in dropped.weights {
-                    let _ = storage::remove_file(&weights_file(id)).await;
-                }
-                for id in dropped.checkpoints {
-                    let _ = storage::remove_file(&checkpoint_file(id)).await;
-                }
-                (version, runs)
-            }
-            None => {
-                let mut runs = app.borrow().runs.clone();
-                apply(&mut runs, local, &[]);
-                (next_version(), runs)
-            }
-        };
-        settle(&app, version, runs).await;
-    });
+            (version, runs)
+        }
+        None => {
+            let mut runs = app.borrow().runs.clone();
+            apply(&mut runs, local, &[]);
+            (next_version(), runs)
+        }
+    };
+    settle(app, version, runs).await;
 }
 
 /// A new run's id (`runs::next_id`), salted at random so that two tabs never draw the same.
@@ -196,11 +199,13 @@ pub async fn claim(app: &SharedApp, id: u64) -> bool {
     true
 }
 
-/// Ends this tab's hold on the run it trained.
-pub fn release(app: &SharedApp) {
-    if let Some(id) = app.borrow_mut().current_run.take() {
-        tabs::release_lock(&lock_name(id));
+/// Ends this tab's hold on run `id`, which it trained.
+pub fn release(app: &SharedApp, id: u64) {
+    let mut app = app.borrow_mut();
+    if app.current_run == Some(id) {
+        app.current_run = None;
     }
+    tabs::release_lock(&lock_name(id));
 }
 
 /// The run this tab trained last, even before a reload.

@@ -111,9 +111,18 @@ test("tabs of one profile: both runs kept, a run in another tab shown as trainin
     });
     assert.deepEqual(files, [`checkpoint-${first}.vitckpt`, `checkpoint-${runA}.vitckpt`, `checkpoint-${runB}.vitckpt`].sort(), "one checkpoint per run");
 
-    // Tab A stops its run while tab C deletes the finished one: nothing else is lost.
+    // Tab A stops its run while tab C deletes the finished one: nothing else is lost. The moment
+    // tab A lets its run go, storage already says it stopped: no tab can find it "running" with
+    // no tab training it.
+    await c.evaluate((runA) => {
+      window.storedAsFreed = navigator.locks.request(`vit-web-run-${runA}`, async () => {
+        const file = await (await navigator.storage.getDirectory()).getFileHandle("runs.json");
+        return JSON.parse(await (await file.getFile()).text()).find((run) => String(run.id) === runA)?.status.state;
+      });
+    }, runA);
     await Promise.all([a.click("#train-stop"), c.click(`#runs-body tr[data-run="${first}"] [data-action=delete]`)]);
     await a.waitForSelector("#train-status:has-text('stopped')");
+    assert.equal(await c.evaluate(() => window.storedAsFreed), "stopped", "run A's final record is stored before its lock is freed");
     const d = await openTab(profile);
     await tableShows(d, { [runA]: "stopped", [runB]: "elsewhere" });
     await tableShows(a, { [runA]: "stopped", [runB]: "elsewhere" });

@@ -87,20 +87,27 @@ fn current(runs: &mut [Run], id: Option<u64>) -> Option<&mut Run> {
     runs.iter_mut().find(|run| Some(run.id) == id)
 }
 
-/// Records how the run ended and lets other tabs resume it.
+/// Records how the run ended, then lets other tabs resume it: not before, or a tab that reads the
+/// table as the lock frees would find the run still "running" with no tab training it.
 fn end(app: &SharedApp, status: RunStatus) {
-    let run = {
+    let (id, run) = {
         let mut app = app.borrow_mut();
         let id = app.current_run;
-        current(&mut app.runs, id).map(|run| {
+        let run = current(&mut app.runs, id).map(|run| {
             run.status = status;
             run.clone()
-        })
+        });
+        (id, run)
     };
-    run_store::release(app);
-    if let Some(run) = run {
-        commit(app, Change::Put(run));
-    }
+    let Some(id) = id else { return };
+    let app = app.clone();
+    spawn_local(async move {
+        if let Some(run) = run {
+            run_store::store(&app, Change::Put(run)).await;
+        }
+        run_store::release(&app, id);
+        changed(&app, AppChange::Runs); // its weights can be loaded now
+    });
 }
 
 /// Writes run `id`'s latest weights, then records that storage keeps them: on the stored record
