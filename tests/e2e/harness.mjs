@@ -69,7 +69,7 @@ export async function openPage(query, { hideWebGpu = false, viewport = { width: 
  *  `polling` ms for at most `timeout`. For predicates that read browser storage, which are async:
  *  Playwright's `waitForFunction` does not await a promise, and a promise is truthy, so with an
  *  async predicate it returns at once. A read that fails meanwhile (a file being replaced) counts
- *  as not yet. */
+ *  as not yet, unless the tab has closed. */
 export async function waitForAsync(page, predicate, arg, { polling = 200, timeout = PATIENCE } = {}) {
   const deadline = Date.now() + timeout;
   for (;;) {
@@ -77,6 +77,7 @@ export async function waitForAsync(page, predicate, arg, { polling = 200, timeou
     try {
       if (await page.evaluate(predicate, arg)) return;
     } catch (error) {
+      if (page.isClosed()) throw error; // no later read can succeed
       failure = error;
     }
     if (Date.now() > deadline) throw new Error(`not true within ${timeout} ms: ${predicate}${failure ? ` (last: ${failure.message})` : ""}`);
