@@ -24,6 +24,11 @@ async function waitForPicture(page, name) {
 test("a real photograph through the file input: top five, the 32×32 input and a non-uniform attention overlay", { skip: !PHOTO && "TEST_PHOTO is not set" }, async () => {
   const page = await openPage(SMALL, { viewport: { width: 1100, height: 1000 } });
   await assertTopFive(page);
+  if (SCREENSHOTS) {
+    // What a visitor sees first: the page's sample photograph, explained (the README's picture).
+    await page.evaluate(() => document.querySelector("#photo-card").scrollIntoView());
+    await page.screenshot({ path: `${SCREENSHOTS}/sample.png` });
+  }
   await page.setInputFiles("#photo-input", PHOTO);
   await waitForPicture(page, "Kleiber_by_Lukas_Baubkus.jpg");
   await page.waitForFunction(() => document.querySelector("#photo-size").textContent.startsWith("6028×3391"));
