@@ -5,7 +5,7 @@ use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
-use crate::model::{VisionTransformer, VitConfig, VitOutput};
+use crate::model::{VisionTransformer, VitConfig};
 use crate::data::preprocess::{normalize_planar, normalize_rgba};
 use crate::viz::distance::mean_attention_distance;
 use crate::viz::rollout::{attention_rollout, cls_attention, cls_to_patches};
@@ -47,13 +47,6 @@ pub fn class_scores(model: &VisionTransformer, images: Tensor<4>, prediction: Pr
             (probabilities * 0.5).log()
         }
     }
-}
-
-/// Runs one batch and returns logits plus attention; reading them back is the caller's
-/// (synchronous natively, `into_data_async` in the browser).
-pub fn predict(model: &VisionTransformer, images: Tensor<4>) -> (Tensor<2>, VitOutput) {
-    let output = model.forward_with_attention(images);
-    (softmax(output.logits.clone(), 1), output)
 }
 
 /// Pairs probabilities with class names, most likely first.
@@ -118,24 +111,41 @@ pub async fn explain(model: &VisionTransformer, config: &VitConfig, rgba: &[u8],
     if rgba.len() != 4 * pixels {
         return Err(format!("expected a {0}×{0} RGBA image, got {1} bytes", config.image_size, rgba.len()));
     }
-    let image = images_tensor(normalize_rgba(rgba, pixels), 1, config, device);
     // The picture and its mirror image as one batch of two, their probabilities averaged as
     // Prediction::MirrorAveraged does: +1.5 to 2 points of test accuracy (docs/recipes.md). One
     // pass of two images costs a GPU about what one pass of one does, where two passes cost
-    // twice the launches. The attention shown is the picture's own.
-    let both = Tensor::cat(vec![image.clone(), image.flip([3])], 0);
-    let (probabilities, output) = predict(model, both);
-    let probabilities = probabilities.mean_dim(0);
-    // One readback for everything: on WebGPU each is a round trip to the GPU. Both images'
-    // attention comes back, and the mirror's half of each layer is dropped here: cutting it out
-    // on the device would cost a launch per layer.
+    // twice the launches. The attention shown is the picture's own. The mirror image is made
+    // here and uploaded with the picture: on the device it would be a flip and a concatenation.
+    let picture = normalize_rgba(rgba, pixels);
+    let mirror = picture.chunks_exact(config.image_size).flat_map(|row| row.iter().rev()).copied();
+    let both: Vec<f32> = picture.iter().copied().chain(mirror).collect();
+    let output = model.forward_with_attention(images_tensor(both, 2, config, device));
+    // One readback for everything: on WebGPU each is a round trip to the GPU. The logits come
+    // back, not the probabilities, whose softmax and mean would be six launches for 20 values;
+    // both images' attention comes back, and the mirror's half of each layer is dropped here:
+    // cutting it out on the device would cost a launch per layer.
     let parts: Vec<Tensor<1>> =
-        std::iter::once(probabilities.reshape([-1])).chain(output.attention.into_iter().map(|layer| layer.reshape([-1]))).collect();
+        std::iter::once(output.logits.reshape([-1])).chain(output.attention.into_iter().map(|layer| layer.reshape([-1]))).collect();
     let values = read_floats(Tensor::cat(parts, 0)).await?;
-    let (probabilities, layers) = values.split_at(config.classes);
+    let (logits, layers) = values.split_at(2 * config.classes);
     let one_image = config.heads * config.tokens() * config.tokens();
     let attention = layers.chunks_exact(2 * one_image).map(|both| both[..one_image].to_vec()).collect();
-    Ok(Explanation { probabilities: probabilities.to_vec(), attention, heads: config.heads, tokens: config.tokens() })
+    Ok(Explanation { probabilities: mean_softmax(logits, config.classes), attention, heads: config.heads, tokens: config.tokens() })
+}
+
+/// The mean over rows of `logits` (`[rows, classes]`, row-major) of each row's softmax.
+fn mean_softmax(logits: &[f32], classes: usize) -> Vec<f32> {
+    let rows = logits.len() / classes;
+    let mut mean = vec![0.0; classes];
+    for row in logits.chunks_exact(classes) {
+        let largest = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let exps: Vec<f32> = row.iter().map(|logit| (logit - largest).exp()).collect();
+        let sum: f32 = exps.iter().sum();
+        for (mean, exp) in mean.iter_mut().zip(exps) {
+            *mean += exp / sum / rows as f32;
+        }
+    }
+    mean
 }
 
 /// The mean attention distance (`viz::distance`) of every layer's heads, `[layer][head]` in
@@ -191,6 +201,14 @@ mod tests {
         assert!(plain.iter().zip(&mirror_plain).any(|(a, b)| (a - b).abs() > 1e-4), "an untrained model tells them apart");
     }
 
+    #[test]
+    fn mean_softmax_averages_each_rows_probabilities_and_survives_far_apart_logits() {
+        let mean = mean_softmax(&[0.0, 0.0, 2.0_f32.ln(), 1000.0, -1000.0, 1000.0], 3);
+        let expected = [0.5 * 0.25 + 0.5 * 0.5, 0.5 * 0.25, 0.5 * 0.5 + 0.5 * 0.5];
+        for (got, want) in mean.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-6, "{mean:?}");
+        }
+    }
 
     #[test]
     fn ranking_sorts_by_probability_and_keeps_labels() {

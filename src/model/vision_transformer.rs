@@ -1,4 +1,4 @@
-use crate::ops::dropout;
+use crate::ops::{dropout, linear};
 use crate::ops::layer_norm::{self, layer_norm};
 use burn::module::{Module, Param};
 use burn::nn::{Dropout, DropoutConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
@@ -131,8 +131,10 @@ impl VisionTransformer {
             }
         }
         // The norm acts on each token alone, so only the class token is normalised.
-        let class_output = layer_norm(&self.norm, tokens.narrow(1, 0, 1)) // [batch, 1, embed_dim]
-            .reshape([batch, dim]);
-        VitOutput { logits: self.head.forward(class_output), attention }
+        let class_output = layer_norm(&self.norm, tokens.narrow(1, 0, 1)); // [batch, 1, embed_dim]
+        // Through the page's dense operation, as every other layer: on a GPU one launch with its
+        // bias, where burn's Linear takes a product and an addition.
+        let logits = linear(&self.head, class_output).reshape([batch, self.classes()]);
+        VitOutput { logits, attention }
     }
 }
