@@ -2,7 +2,7 @@
 //! attention behind them.
 
 use burn::tensor::activation::softmax;
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Device, Tensor, TensorData, Transaction};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{VisionTransformer, VitConfig};
@@ -124,9 +124,8 @@ pub async fn explain(model: &VisionTransformer, config: &VitConfig, rgba: &[u8],
     // back, not the probabilities, whose softmax and mean would be six launches for 20 values;
     // both images' attention comes back, and the mirror's half of each layer is dropped here:
     // cutting it out on the device would cost a launch per layer.
-    let parts: Vec<Tensor<1>> =
-        std::iter::once(output.logits.reshape([-1])).chain(output.attention.into_iter().map(|layer| layer.reshape([-1]))).collect();
-    let values = read_floats(Tensor::cat(parts, 0)).await?;
+    let parts = std::iter::once(output.logits.reshape([-1])).chain(output.attention.into_iter().map(|layer| layer.reshape([-1])));
+    let values = read_floats(parts).await?;
     let (logits, layers) = values.split_at(2 * config.classes);
     let one_image = config.heads * config.tokens() * config.tokens();
     let attention = layers.chunks_exact(2 * one_image).map(|both| both[..one_image].to_vec()).collect();
@@ -158,7 +157,7 @@ pub async fn attention_distances(model: &VisionTransformer, config: &VitConfig, 
     let planar: Vec<f32> = images.iter().flat_map(|image| normalize_planar(image)).collect();
     let output = model.forward_with_attention(images_tensor(planar, images.len(), config, device));
     let layers = output.attention.len();
-    let values = read_floats(Tensor::cat(output.attention.into_iter().map(|layer| layer.reshape([-1])).collect(), 0)).await?;
+    let values = read_floats(output.attention.into_iter().map(|layer| layer.reshape([-1]))).await?;
     let tokens = config.tokens();
     Ok(values
         .chunks_exact(values.len() / layers.max(1))
@@ -166,14 +165,15 @@ pub async fn attention_distances(model: &VisionTransformer, config: &VitConfig, 
         .collect())
 }
 
-async fn read_floats(tensor: Tensor<1>) -> Result<Vec<f32>, String> {
-    tensor
-        .into_data_async()
-        .await
-        .map_err(|error| format!("reading from the device failed: {error:?}"))?
-        .convert::<f32>()
-        .try_to_vec::<f32>()
-        .map_err(|error| format!("unexpected tensor type: {error:?}"))
+/// The values of `parts`, one after another, read back in one transaction: one round trip to a
+/// GPU, and no concatenation on the device (a launch per part).
+pub async fn read_floats(parts: impl IntoIterator<Item = Tensor<1>>) -> Result<Vec<f32>, String> {
+    let transaction = parts.into_iter().fold(Transaction::default(), Transaction::register);
+    let mut values = Vec::new();
+    for data in transaction.execute_async().await.map_err(|error| format!("reading from the device failed: {error:?}"))? {
+        values.extend(data.convert::<f32>().try_to_vec::<f32>().map_err(|error| format!("unexpected tensor type: {error:?}"))?);
+    }
+    Ok(values)
 }
 
 #[cfg(test)]

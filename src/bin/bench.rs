@@ -256,11 +256,9 @@ mod native {
             let image = Tensor::<4>::random([1, 3, 32, 32], Distribution::Normal(0.0, 1.0), &device);
             let started = Instant::now();
             let output = model.forward_with_attention(image);
-            let parts = std::iter::once(output.logits.reshape([-1]))
-                .chain(output.attention.into_iter().map(|layer| layer.reshape([-1])))
-                .collect();
-            // Read the values: `into_data` alone may return before the device has them.
-            let values = Tensor::<1>::cat(parts, 0).into_data().try_to_vec::<f32>().expect("f32 values");
+            let parts = std::iter::once(output.logits.reshape([-1])).chain(output.attention.into_iter().map(|layer| layer.reshape([-1])));
+            // Read the values (one transaction, as the page reads them).
+            let values = pollster::block_on(vit_web::inference::read_floats(parts)).expect("f32 values");
             assert!(values.iter().all(|value| value.is_finite()));
             times.push(started.elapsed().as_secs_f64() * 1e3);
             let rgba = vec![round.wrapping_mul(37); 4 * 32 * 32];

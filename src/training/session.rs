@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use burn::module::Module;
-use burn::tensor::{Device, ExecutionError, Tensor};
+use burn::tensor::{Device, ExecutionError, Tensor, TensorData, Transaction};
 
 use super::checkpoint::Checkpoint;
 use super::metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
@@ -431,33 +431,40 @@ pub async fn evaluate_predicting(
     let device = model.class_token.val().device();
     let indices: Vec<usize> = (0..set.len()).collect();
     let mut rng = Pcg32::new(0, 0); // unused by AugmentRecipe::None
-    let mut loss_sum: Option<Tensor<1>> = None;
-    let mut correct_sum: Option<Tensor<1>> = None;
-    let mut predictions = Vec::new();
+    // Each batch's mean loss, correct count and predictions stay on the device until the end,
+    // then come back in one transaction: one round trip to a GPU, and the sums are the host's,
+    // where on the device each would be a launch a batch.
+    let (mut batch_sizes, mut transaction) = (Vec::new(), Transaction::default());
     for (number, chunk) in indices.chunks(EVALUATION_BATCH).enumerate() {
         let batch = crate::data::batch::assemble_batch(set, chunk, AugmentRecipe::None, &mut rng);
         let (images, labels) = batch_tensors(batch, &device);
         let output = evaluate_batch(model, images, labels, prediction);
-        let weighted = output.loss * chunk.len() as f64;
-        loss_sum = Some(match loss_sum { Some(sum) => sum + weighted, None => weighted });
-        correct_sum = Some(match correct_sum { Some(sum) => sum + output.correct, None => output.correct });
-        predictions.push(output.predictions);
+        transaction = transaction.register(output.loss).register(output.correct).register(output.predictions);
+        batch_sizes.push(chunk.len());
         progress(number * EVALUATION_BATCH + chunk.len(), set.len());
     }
-    let (Some(loss_sum), Some(correct_sum)) = (loss_sum, correct_sum) else {
+    if batch_sizes.is_empty() {
         return Ok(TestEvaluation { loss: f32::NAN, accuracy: 0.0, predictions: Vec::new() });
-    };
-    let count = set.len() as f32;
-    let loss = read_scalar(loss_sum).await? / count;
-    let accuracy = read_count(correct_sum).await? as f32 / count;
-    let predictions = Tensor::cat(predictions, 0)
-        .into_data_async()
-        .await?
-        .convert::<i64>()
-        .try_to_vec::<i64>()
-        .map_err(|error| TrainingError::Readback(format!("{error:?}")))?;
-    let predictions = predictions.into_iter().map(|class| class as u8).collect();
-    Ok(TestEvaluation { loss, accuracy, predictions })
+    }
+    let data = transaction.execute_async().await?;
+    let (mut loss_sum, mut correct, mut predictions) = (0.0f64, 0.0f64, Vec::with_capacity(set.len()));
+    for (size, [loss, count, classes]) in batch_sizes.into_iter().zip(data.as_chunks::<3>().0) {
+        loss_sum += f64::from(scalar(loss)?) * size as f64;
+        correct += f64::from(scalar(count)?);
+        let classes = classes.clone().convert::<i64>().try_to_vec::<i64>().map_err(readback_error)?;
+        predictions.extend(classes.into_iter().map(|class| class as u8));
+    }
+    let count = set.len() as f64;
+    Ok(TestEvaluation { loss: (loss_sum / count) as f32, accuracy: (correct.round() / count) as f32, predictions })
+}
+
+fn scalar(data: &TensorData) -> Result<f32, TrainingError> {
+    let values = data.clone().convert::<f32>().try_to_vec::<f32>().map_err(readback_error)?;
+    values.first().copied().ok_or_else(|| TrainingError::Readback("an empty scalar".into()))
+}
+
+fn readback_error(error: impl std::fmt::Debug) -> TrainingError {
+    TrainingError::Readback(format!("{error:?}"))
 }
 
 impl From<ExecutionError> for TrainingError {
@@ -470,11 +477,7 @@ impl From<ExecutionError> for TrainingError {
 }
 
 async fn read_scalar(tensor: Tensor<1>) -> Result<f32, TrainingError> {
-    let data = tensor.into_data_async().await?;
-    data.convert::<f32>()
-        .try_to_vec::<f32>()
-        .map_err(|error| TrainingError::Readback(format!("{error:?}")))
-        .map(|values| values[0])
+    scalar(&tensor.into_data_async().await?)
 }
 
 /// A count kept in a float (exact below 2²⁴, far more than an epoch's images).
