@@ -303,6 +303,12 @@ mod gpu_operations {
 
     #[wasm_bindgen_test]
     #[cfg_attr(browser_without_webgpu, ignore = "this browser has no WebGPU: scripts/test.sh runs this test in Chromium")]
+    async fn dense_layers_with_gelu_are_burns() {
+        check(checks::dense_gelu_layers(&webgpu().await).await);
+    }
+
+    #[wasm_bindgen_test]
+    #[cfg_attr(browser_without_webgpu, ignore = "this browser has no WebGPU: scripts/test.sh runs this test in Chromium")]
     async fn gelu_and_its_gradient_are_burns() {
         check(checks::gelus(&webgpu().await).await);
     }

@@ -42,6 +42,11 @@ fn layer_norms_and_their_gradients_are_burns() {
 }
 
 #[test]
+fn dense_layers_with_gelu_are_burns() {
+    check(pollster::block_on(checks::dense_gelu_layers(device())));
+}
+
+#[test]
 fn gelu_and_its_gradient_are_burns() {
     check(pollster::block_on(checks::gelus(device())));
 }

@@ -3,6 +3,7 @@
 //! residual added to the output, its gradient is the output's.
 
 use super::DenseLinear;
+use crate::ops::gelu::ExactGelu;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
 use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
 use burn::backend::autodiff::grads::Gradients;
@@ -85,7 +86,7 @@ fn register_dense_gradients<B: DenseLinear>(
     }
 }
 
-impl<B: DenseLinear, C: CheckpointStrategy> DenseLinear for Autodiff<B, C> {
+impl<B: DenseLinear + ExactGelu, C: CheckpointStrategy> DenseLinear for Autodiff<B, C> {
     fn dense_linear(
         x: FloatTensor<Self>,
         weight: FloatTensor<Self>,
@@ -144,6 +145,26 @@ impl<B: DenseLinear, C: CheckpointStrategy> DenseLinear for Autodiff<B, C> {
                 bias.into_primitive(),
                 residual.into_primitive(),
             )),
+        }
+    }
+
+    /// Untracked (inference), the backend's fused operation; tracked, the dense layer and GELU
+    /// as two operations, whose backward passes are the ones training takes.
+    fn dense_linear_gelu(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        if x.is_tracked() || weight.is_tracked() || bias.is_tracked() {
+            return Self::exact_gelu(Self::dense_linear(x, weight, bias));
+        }
+        match DenseLinearBackward.prepare::<C>([x.node(), weight.node(), bias.node()]).compute_bound().stateful() {
+            OpsKind::UnTracked(prep) => prep.finish(B::dense_linear_gelu(
+                x.into_primitive(),
+                weight.into_primitive(),
+                bias.into_primitive(),
+            )),
+            OpsKind::Tracked(_) => unreachable!("no operand is tracked"),
         }
     }
 

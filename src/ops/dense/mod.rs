@@ -33,6 +33,14 @@ pub trait DenseLinear: Backend {
         bias: FloatTensor<Self>,
         residual: FloatTensor<Self>,
     ) -> FloatTensor<Self>;
+    /// `gelu(x · weight + bias)`, for inference: GELU applied as the product is written, where
+    /// a backend can (on a GPU a launch fewer than after it). A pass that takes gradients gets
+    /// the two operations, since GELU's backward pass needs the values before it.
+    fn dense_linear_gelu(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+    ) -> FloatTensor<Self>;
     /// `∂out·Wᵀ`.
     fn dense_input_gradient(
         grad: FloatTensor<Self>,
@@ -57,6 +65,25 @@ pub trait DenseLinear: Backend {
 /// - output: `[batch, tokens, outputs]`
 pub fn linear(layer: &Linear, input: Tensor<3>) -> Tensor<3> {
     dense_linear(layer, input)
+}
+
+/// `gelu(layer.forward(input))`, an MLP's first layer, through [`DenseLinear::dense_linear_gelu`].
+/// A layer without a bias takes burn's product and the page's GELU.
+///
+/// # Shapes
+/// - input: `[batch, tokens, inputs]`
+/// - output: `[batch, tokens, outputs]`
+pub fn linear_gelu(layer: &Linear, input: Tensor<3>) -> Tensor<3> {
+    let Some(bias) = &layer.bias else { return super::gelu(layer.forward(input)) };
+    let [batch, tokens, inputs] = input.dims();
+    let weight = layer.weight.val();
+    let outputs = weight.dims()[1];
+    let out = <Dispatch as DenseLinear>::dense_linear_gelu(
+        input.reshape([batch * tokens, inputs]).into_dispatch(),
+        weight.into_dispatch(),
+        bias.val().into_dispatch(),
+    );
+    Tensor::<2>::from_dispatch(out).reshape([batch, tokens, outputs])
 }
 
 /// `residual + dropout(layer.forward(input))`, the end of an encoder block's branch. On a GPU,

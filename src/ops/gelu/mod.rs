@@ -7,7 +7,7 @@
 mod autodiff;
 pub mod cpu;
 #[cfg(gpu)]
-mod webgpu;
+pub(crate) mod webgpu;
 
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Backend, Dispatch, backend_extension};

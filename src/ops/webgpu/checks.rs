@@ -141,6 +141,38 @@ pub async fn dense_layers(device: &Device) -> CheckResult {
     .await
 }
 
+/// An MLP's first layer, `gelu(x·W + b)`, against burn's `Linear` and GELU on the CPU: for
+/// inference, GELU applied by the product as it writes (in both kernel families, at the shapes
+/// [`dense_layers`] takes), and in training the two operations, gradients too.
+pub async fn dense_gelu_layers(device: &Device) -> CheckResult {
+    let cpu = Device::flex().autodiff();
+    in_both_families(|_| {
+        let cpu = cpu.clone();
+        async move {
+            for [batch, tokens, inputs, outputs] in [[2, 65, 128, 256], [70, 65, 32, 24], [3, 7, 6, 10]] {
+                let what = format!("dense [{batch}, {tokens}, {inputs}] → {outputs}, GELU");
+                let seed = (batch * tokens + inputs * outputs) as u64;
+                let run = |device: &Device, ours: bool| {
+                    let layer = layer(inputs, outputs, seed, device);
+                    let x = (tensor([batch, tokens, inputs], seed + 2, device) * 3.0).require_grad();
+                    let out = if ours { crate::ops::dense::linear_gelu(&layer, x.clone()) } else { burn::tensor::activation::gelu(layer.forward(x.clone())) };
+                    let grads = (out.clone() * tensor([batch, tokens, outputs], seed + 3, device)).sum().backward();
+                    (out.detach(), x.grad(&grads).expect("∂x"), layer.weight.grad(&grads).expect("∂W"))
+                };
+                let inference = crate::ops::dense::linear_gelu(&layer(inputs, outputs, seed, device), tensor([batch, tokens, inputs], seed + 2, device) * 3.0);
+                let (out, dx, dw) = run(&device.clone().autodiff(), true);
+                let (out_cpu, dx_cpu, dw_cpu) = run(&cpu, false);
+                compare_tensors(&format!("{what}: inference"), inference, out_cpu.clone(), 1e-5).await?;
+                compare_tensors(&format!("{what}: output"), out, out_cpu, 1e-5).await?;
+                compare_tensors(&format!("{what}: ∂x"), dx, dx_cpu, 1e-5).await?;
+                compare_tensors(&format!("{what}: ∂W"), dw, dw_cpu, 1e-5).await?;
+            }
+            Ok(())
+        }
+    })
+    .await
+}
+
 /// The layer norm's output and its three gradients against burn's `LayerNorm` on the CPU, over a
 /// few rows and over more than one invocation may sum (the scale's and shift's gradients split).
 pub async fn layer_norms(device: &Device) -> CheckResult {

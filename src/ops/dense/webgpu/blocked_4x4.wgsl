@@ -33,6 +33,8 @@ const BLOCKS: u32 = ROW_BLOCKS * N4;
 {{residual_binding}}
 @group(0) @binding({{out_binding}}) var<storage, read_write> out: array<vec4<f32>>;
 
+{{gelu_functions}}
+
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let index = id.x + id.y * groups.x * 64u;
@@ -105,6 +107,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     }
 
     {{add_bias}}
+    {{apply_gelu}}
     let o = z * ROWS * N4 + r0 * N4 + col;
     {{add_residual}}
     out[o] = s0;

@@ -6,15 +6,21 @@ use burn::backend::tensor::FloatTensor;
 use burn::backend::Slice;
 
 use super::BlockedMatmul;
-use super::product::{ProductShape, product};
+use super::product::{Epilogue, ProductShape, product};
 use crate::ops::dense::DenseLinear;
 use crate::ops::webgpu::launch::{dims, is_f32, reshaped, row};
 
 impl DenseLinear for Cube {
     fn dense_linear(x: FloatTensor<Self>, weight: FloatTensor<Self>, bias: FloatTensor<Self>) -> FloatTensor<Self> {
         let ([rows, inputs], outputs) = (dims2(&x), dims2(&weight)[1]);
-        let out = product(x, weight, ProductShape::plain(1, rows, inputs, outputs), Some(bias), None);
+        let out = product(x, weight, ProductShape::plain(1, rows, inputs, outputs), Epilogue::bias(bias));
         reshaped(out, &[rows, outputs])
+    }
+
+    fn dense_linear_gelu(x: FloatTensor<Self>, weight: FloatTensor<Self>, bias: FloatTensor<Self>) -> FloatTensor<Self> {
+        let ([rows, inputs], outputs) = (dims2(&x), dims2(&weight)[1]);
+        let epilogue = Epilogue { gelu: true, ..Epilogue::bias(bias) };
+        reshaped(product(x, weight, ProductShape::plain(1, rows, inputs, outputs), epilogue), &[rows, outputs])
     }
 
     fn dense_linear_residual(
@@ -24,20 +30,21 @@ impl DenseLinear for Cube {
         residual: FloatTensor<Self>,
     ) -> FloatTensor<Self> {
         let ([rows, inputs], outputs) = (dims2(&x), dims2(&weight)[1]);
-        let out = product(x, weight, ProductShape::plain(1, rows, inputs, outputs), Some(bias), Some(residual));
+        let epilogue = Epilogue { residual: Some(residual), ..Epilogue::bias(bias) };
+        let out = product(x, weight, ProductShape::plain(1, rows, inputs, outputs), epilogue);
         reshaped(out, &[rows, outputs])
     }
 
     fn dense_input_gradient(grad: FloatTensor<Self>, weight: FloatTensor<Self>) -> FloatTensor<Self> {
         let ([rows, outputs], inputs) = (dims2(&grad), dims2(&weight)[0]);
         let shape = ProductShape { b_transposed: true, ..ProductShape::plain(1, rows, outputs, inputs) };
-        reshaped(product(grad, weight, shape, None, None), &[rows, inputs])
+        reshaped(product(grad, weight, shape, Epilogue::none()), &[rows, inputs])
     }
 
     fn dense_weight_gradient(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
         let ([rows, inputs], outputs) = (dims2(&x), dims2(&grad)[1]);
         let shape = ProductShape { a_transposed: true, ..ProductShape::plain(1, inputs, rows, outputs) };
-        reshaped(product(x, grad, shape, None, None), &[inputs, outputs])
+        reshaped(product(x, grad, shape, Epilogue::none()), &[inputs, outputs])
     }
 
     fn dense_bias_gradient(grad: FloatTensor<Self>) -> FloatTensor<Self> {
@@ -51,7 +58,7 @@ impl DenseLinear for Cube {
     fn dense_parameter_gradients(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> (FloatTensor<Self>, FloatTensor<Self>) {
         let ([rows, inputs], outputs) = (dims2(&x), dims2(&grad)[1]);
         let shape = ProductShape { a_transposed: true, ones_row: true, ..ProductShape::plain(1, inputs, rows, outputs) };
-        let both = reshaped(product(x, grad, shape, None, None), &[inputs + 1, outputs]); // [∂W; ∂b]
+        let both = reshaped(product(x, grad, shape, Epilogue::none()), &[inputs + 1, outputs]); // [∂W; ∂b]
         let weight = Self::float_slice(both.clone(), &[Slice::from(0..inputs), Slice::from(0..outputs)]);
         (weight, row(&both, inputs, outputs))
     }
@@ -64,7 +71,7 @@ impl BlockedMatmul for Cube {
         if !is_f32(&lhs) || !is_f32(&rhs) || batch * m * k * n == 0 {
             return Self::float_matmul(lhs, rhs);
         }
-        product(lhs, rhs, ProductShape::plain(batch, m, k, n), None, None)
+        product(lhs, rhs, ProductShape::plain(batch, m, k, n), Epilogue::none())
     }
 }
 

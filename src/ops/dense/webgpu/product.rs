@@ -3,7 +3,8 @@
 //! renderers, which need its vec4 layouts (K and N multiples of 4) and otherwise take the tiled
 //! kernel too. Both read either operand transposed in place, so no gradient waits for a
 //! transposing copy, and split a long K (every token of the batch, in a weight's gradient) into
-//! ranges whose partial products [`sum_partials`] adds.
+//! ranges whose partial products [`sum_partials`] adds. A bias, a GELU and a residual can be
+//! applied as the output is written ([`Epilogue`]), each a launch fewer than after it.
 
 use burn_cubecl::tensor::CubeTensor;
 
@@ -53,6 +54,8 @@ struct Plan {
     splits: usize,
     split_len: usize,
     bias: bool,
+    /// GELU applied after the bias.
+    gelu: bool,
     /// A `[rows, n]` tensor added to the output as it is written: a residual connection.
     residual: bool,
 }
@@ -63,7 +66,7 @@ const WANTED_TILED_WORKGROUPS: usize = 1024;
 const TILE: usize = 64;
 
 impl Plan {
-    fn new(shape: ProductShape, family: KernelFamily, bias: bool, residual: bool) -> Self {
+    fn new(shape: ProductShape, family: KernelFamily, bias: bool, gelu: bool, residual: bool) -> Self {
         let tiled = family == KernelFamily::Hardware || !shape.fits_blocked();
         let wanted = if tiled {
             let tiles = shape.batch * shape.rows().div_ceil(TILE) * shape.n.div_ceil(TILE);
@@ -75,12 +78,12 @@ impl Plan {
         // over the features has a short K.
         let (splits, split_len) =
             if shape.a_transposed { split_rows(shape.k, wanted, 16) } else { (1, shape.k.next_multiple_of(16)) };
-        Self { shape, tiled, splits, split_len, bias, residual }
+        Self { shape, tiled, splits, split_len, bias, gelu, residual }
     }
 
-    /// The bias's and the residual's bindings and the WGSL that adds them, where the plan has
-    /// them; the output binds after them.
-    fn epilogue_snippets(&self) -> [(&'static str, String); 5] {
+    /// The bias's and the residual's bindings, the WGSL that adds them and the GELU, where the
+    /// plan has them; the output binds after them.
+    fn epilogue_snippets(&self) -> [(&'static str, String); 7] {
         let (binding, add) = match (self.bias, self.tiled) {
             (false, _) => (String::new(), String::new()),
             (true, true) => (
@@ -106,10 +109,20 @@ impl Plan {
                     .into(),
             ),
         };
+        let (functions, apply_gelu) = match (self.gelu, self.tiled) {
+            (false, _) => (String::new(), String::new()),
+            (true, true) => (crate::ops::gelu::webgpu::functions("f32"), "value = gelu(value);".into()),
+            (true, false) => (
+                crate::ops::gelu::webgpu::functions("vec4<f32>"),
+                "s0 = gelu(s0); s1 = gelu(s1); s2 = gelu(s2); s3 = gelu(s3);".into(),
+            ),
+        };
         let out_at = residual_at + usize::from(self.residual);
         [
             ("bias_binding", binding),
             ("add_bias", add),
+            ("gelu_functions", functions),
+            ("apply_gelu", apply_gelu),
             ("residual_binding", residual_binding),
             ("add_residual", add_residual),
             ("out_binding", out_at.to_string()),
@@ -163,13 +176,36 @@ impl WgslKernel for BlockedProduct {
     }
 }
 
-/// `op(A) · op(B) (+ bias) (+ residual)` as `shape` says, summed over K's ranges: `[batch, rows,
-/// n]`. `bias [n]` is added to every row and `residual [batch, rows, n]` element by element, as
-/// the output is written (neither with a split K).
-pub fn product(a: CubeTensor, b: CubeTensor, shape: ProductShape, bias: Option<CubeTensor>, residual: Option<CubeTensor>) -> CubeTensor {
+/// What a product does to its output as it writes it, in this order: `gelu(out + bias) + residual`.
+#[derive(Debug, Default)]
+pub struct Epilogue {
+    /// `[n]`, added to every row.
+    pub bias: Option<CubeTensor>,
+    /// GELU, after the bias.
+    pub gelu: bool,
+    /// `[batch, rows, n]`, added element by element: a residual connection.
+    pub residual: Option<CubeTensor>,
+}
+
+impl Epilogue {
+    /// The product alone.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// A dense layer's: the bias added.
+    pub fn bias(bias: CubeTensor) -> Self {
+        Self { bias: Some(bias), ..Self::default() }
+    }
+}
+
+/// `op(A) · op(B)`, as `shape` says, summed over K's ranges, with `epilogue` applied as it is
+/// written (only to a product whose K is not split): `[batch, rows, n]`.
+pub fn product(a: CubeTensor, b: CubeTensor, shape: ProductShape, epilogue: Epilogue) -> CubeTensor {
+    let Epilogue { bias, gelu, residual } = epilogue;
     let family = kernel_family(|| on_software_adapter(&a));
-    let plan = Plan::new(shape, family, bias.is_some(), residual.is_some());
-    assert!(!((plan.bias || plan.residual) && plan.splits > 1), "a bias or residual is added to a product over the features, not split");
+    let plan = Plan::new(shape, family, bias.is_some(), gelu, residual.is_some());
+    assert!(!((plan.bias || plan.gelu || plan.residual) && plan.splits > 1), "an epilogue is applied to a product over the features, not split");
     let (a, b, bias, residual) = (bindable(a), bindable(b), bias.map(bindable), residual.map(bindable));
     let rows = shape.rows();
     let out = empty_like(&a, &[shape.batch * plan.splits, rows, shape.n]);

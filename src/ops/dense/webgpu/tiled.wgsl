@@ -11,7 +11,7 @@
 // A stored [A_ROWS, K] or, transposed, [K, A_ROWS]; B stored [K, N] or, transposed, [N, K].
 // With ONES_ROW, op(A) has one more row, of ones, after its stored ones: the output's last row is
 // then the sum of B's rows over the range (a bias's gradient, beside its weight's).
-// A bias and a residual, where bound, are added as the output is written.
+// A bias, GELU and a residual, where the plan has them, are applied as the output is written.
 const A_ROWS: u32 = {{a_rows}}u;
 const ROWS: u32 = {{rows}}u;
 const N: u32 = {{n}}u;
@@ -33,6 +33,8 @@ const STRIDE4: u32 = 17u;
 {{bias_binding}}
 {{residual_binding}}
 @group(0) @binding({{out_binding}}) var<storage, read_write> out: array<f32>;
+
+{{gelu_functions}}
 
 // a_tile[k * STRIDE4 + row / 4][row % 4], b_tile[k * STRIDE4 + column / 4][column % 4]
 var<workgroup> a_tile: array<vec4<f32>, 272>;
@@ -122,6 +124,7 @@ fn main(
             if (row < ROWS && col < N) {
                 var value = sum[i][j];
                 {{add_bias}}
+                {{apply_gelu}}
                 {{add_residual}}
                 out[base + row * N + col] = value;
             }

@@ -1,6 +1,7 @@
 //! GELU on a GPU: one kernel each way (`gelu.wgsl`, four values per invocation), with the CPU
 //! path's erf, so both paths compute one function. burn's own GELU backward is a composition of
-//! several launches.
+//! several launches. The dense products apply the same function as their epilogue
+//! ([`functions`]).
 
 use burn::backend::Cube;
 use burn::backend::tensor::FloatTensor;
@@ -8,6 +9,11 @@ use burn::backend::ops::ActivationOps;
 
 use super::ExactGelu;
 use crate::ops::webgpu::launch::{Grid, Serial, WgslKernel, bindable, dims, empty_like, is_f32, launch};
+
+/// `erf` and `gelu` in WGSL on `value` (`f32` or `vec4<f32>`), for a kernel to include.
+pub(crate) fn functions(value: &str) -> String {
+    format!("alias Value = {value};\n{}", include_str!("functions.wgsl"))
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Gelu {
@@ -41,7 +47,7 @@ impl WgslKernel for Gelu {
         let (len, value) = if self.vec4() { (self.len / 4, "vec4<f32>") } else { (self.len, "f32") };
         vec![
             ("len", len.to_string()),
-            ("value", value.into()),
+            ("functions", functions(value)),
             ("backward", self.backward.to_string()),
             ("bindings", bindings.into()),
             ("store", store.into()),
