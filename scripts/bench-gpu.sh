@@ -3,7 +3,9 @@
 # WebGPU kernels, natively through wgpu: Vulkan, Metal or DX12) beside PyTorch eager on CUDA
 # (../shared/gpu/bench_cuda.py, the same tiny ViT, AdamW, one step = upload + forward + backward
 # + step, waiting for the loss), at batch 64, 256 and 1024, then a table of the ratios, the
-# prediction times, and each training step's kernel launches.
+# prediction times, and each training step's kernel launches. Ours assembles the next batch on the
+# CPU while the GPU runs the step, as training does; the peer's batches are made before its clock
+# starts.
 #
 #   scripts/bench-gpu.sh [out.jsonl]
 #
