@@ -309,6 +309,12 @@ mod gpu_operations {
 
     #[wasm_bindgen_test]
     #[cfg_attr(browser_without_webgpu, ignore = "this browser has no WebGPU: scripts/test.sh runs this test in Chromium")]
+    async fn mlp_blocks_and_their_gradients_are_burns() {
+        check(checks::mlp_blocks(&webgpu().await).await);
+    }
+
+    #[wasm_bindgen_test]
+    #[cfg_attr(browser_without_webgpu, ignore = "this browser has no WebGPU: scripts/test.sh runs this test in Chromium")]
     async fn gelu_and_its_gradient_are_burns() {
         check(checks::gelus(&webgpu().await).await);
     }

@@ -47,6 +47,11 @@ fn dense_layers_with_gelu_are_burns() {
 }
 
 #[test]
+fn mlp_blocks_and_their_gradients_are_burns() {
+    check(pollster::block_on(checks::mlp_blocks(device())));
+}
+
+#[test]
 fn gelu_and_its_gradient_are_burns() {
     check(pollster::block_on(checks::gelus(device())));
 }

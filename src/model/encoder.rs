@@ -1,6 +1,5 @@
 use crate::ops::layer_norm::{self, layer_norm};
-use crate::ops::dense::{linear_gelu, linear_residual};
-use crate::ops::dropout;
+use crate::ops::dense::mlp_residual;
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Gelu, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Device, Tensor};
@@ -14,7 +13,7 @@ pub struct TransformerEncoderBlock {
     pub attention: MultiHeadSelfAttention,
     pub mlp_norm: LayerNorm,
     pub mlp_in: Linear,
-    /// Names the activation; applied with `mlp_in` by [`linear_gelu`] (the same function,
+    /// Names the activation; applied with `mlp_in` by [`mlp_residual`] (the same function,
     /// vectorised on the CPU). Kept so that saved checkpoints keep their record layout.
     pub activation: Gelu,
     pub mlp_out: Linear,
@@ -57,8 +56,8 @@ impl TransformerEncoderBlock {
         let normed = layer_norm(&self.attention_norm, tokens.clone());
         let (tokens, attention) = self.attention.forward_onto(normed, tokens, &self.dropout);
 
-        let hidden = linear_gelu(&self.mlp_in, layer_norm(&self.mlp_norm, tokens.clone())); // [batch, tokens, mlp_dim]
-        let tokens = linear_residual(&self.mlp_out, dropout(hidden, &self.dropout), tokens, &self.dropout);
+        let normed = layer_norm(&self.mlp_norm, tokens.clone());
+        let tokens = mlp_residual(&self.mlp_in, &self.mlp_out, normed, tokens, &self.dropout);
         (tokens, attention)
     }
 }

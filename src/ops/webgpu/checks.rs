@@ -173,6 +173,62 @@ pub async fn dense_gelu_layers(device: &Device) -> CheckResult {
     .await
 }
 
+/// An encoder block's MLP branch as one operation, `residual + gelu(x·W₁ + b₁)·W₂ + b₂`, against
+/// burn's `Linear`s and GELU on the CPU: the output and all six gradients in training (GELU's
+/// input kept by the first product, its slope applied by the product that makes `∂z`), and the
+/// output in inference; in both kernel families, at the model's shape and at one the software
+/// kernel's vec4 loads do not fit.
+pub async fn mlp_blocks(device: &Device) -> CheckResult {
+    let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
+    let no_dropout = burn::nn::DropoutConfig::new(0.0).init();
+    in_both_families(|_| {
+        let (gpu, cpu, no_dropout) = (gpu.clone(), cpu.clone(), no_dropout.clone());
+        async move {
+            for [batch, tokens, dim, hidden] in [[2, 65, 128, 256], [3, 7, 6, 10]] {
+                let what = format!("MLP [{batch}, {tokens}, {dim}] → {hidden} → {dim}");
+                let seed = (batch * tokens + dim * hidden) as u64;
+                let run = |device: &Device, ours: bool| {
+                    let (mlp_in, mlp_out) = (layer(dim, hidden, seed, device), layer(hidden, dim, seed + 10, device));
+                    let x = (tensor([batch, tokens, dim], seed + 2, device) * 2.0).require_grad();
+                    let residual = tensor([batch, tokens, dim], seed + 4, device).require_grad();
+                    let out = if ours {
+                        crate::ops::dense::mlp_residual(&mlp_in, &mlp_out, x.clone(), residual.clone(), &no_dropout)
+                    } else {
+                        residual.clone() + mlp_out.forward(burn::tensor::activation::gelu(mlp_in.forward(x.clone())))
+                    };
+                    let grads = (out.clone() * tensor([batch, tokens, dim], seed + 3, device)).sum().backward();
+                    let bias = |layer: &Linear| layer.bias.as_ref().expect("a bias").grad(&grads).expect("∂b");
+                    let gradients: [(&str, Tensor<1>); 6] = [
+                        ("∂x", x.grad(&grads).expect("∂x").reshape([-1])),
+                        ("∂residual", residual.grad(&grads).expect("∂residual").reshape([-1])),
+                        ("∂W₁", mlp_in.weight.grad(&grads).expect("∂W₁").reshape([-1])),
+                        ("∂b₁", bias(&mlp_in)),
+                        ("∂W₂", mlp_out.weight.grad(&grads).expect("∂W₂").reshape([-1])),
+                        ("∂b₂", bias(&mlp_out)),
+                    ];
+                    (out.detach(), gradients)
+                };
+                let (inference_in, inference_out) = (layer(dim, hidden, seed, device), layer(hidden, dim, seed + 10, device));
+                let inference = crate::ops::dense::mlp_residual(
+                    &inference_in,
+                    &inference_out,
+                    tensor([batch, tokens, dim], seed + 2, device) * 2.0,
+                    tensor([batch, tokens, dim], seed + 4, device),
+                    &no_dropout,
+                );
+                let ((out, gradients), (out_cpu, gradients_cpu)) = (run(&gpu, true), run(&cpu, false));
+                compare_tensors(&format!("{what}: inference"), inference, out_cpu.clone(), 1e-5).await?;
+                compare_tensors(&format!("{what}: output"), out, out_cpu, 1e-5).await?;
+                for ((name, ours), (_, expected)) in gradients.into_iter().zip(gradients_cpu) {
+                    compare_tensors(&format!("{what}: {name}"), ours, expected, 1e-5).await?;
+                }
+            }
+            Ok(())
+        }
+    })
+    .await
+}
+
 /// The layer norm's output and its three gradients against burn's `LayerNorm` on the CPU, over a
 /// few rows and over more than one invocation may sum (the scale's and shift's gradients split).
 pub async fn layer_norms(device: &Device) -> CheckResult {

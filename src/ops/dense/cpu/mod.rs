@@ -59,6 +59,37 @@ impl DenseLinear for Flex {
         Self::exact_gelu(Self::dense_linear(x, weight, bias))
     }
 
+    /// The product, then GELU, both kept.
+    fn dense_linear_gelu_keeping(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>) {
+        let pre = Self::dense_linear(x, weight, bias);
+        (pre.clone(), Self::exact_gelu(pre))
+    }
+
+    /// The three operations: what the trait asks. The model does not reach it, since
+    /// [`super::mlp_residual`] keeps them separate on the CPU.
+    fn dense_mlp_residual(
+        x: FloatTensor<Self>,
+        w_in: FloatTensor<Self>,
+        b_in: FloatTensor<Self>,
+        w_out: FloatTensor<Self>,
+        b_out: FloatTensor<Self>,
+        residual: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        Self::dense_linear_residual(Self::dense_linear_gelu(x, w_in, b_in), w_out, b_out, residual)
+    }
+
+    fn dense_input_gradient_gelu(
+        grad: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        pre: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        Self::exact_gelu_backward(pre, Self::dense_input_gradient(grad, weight))
+    }
+
     fn dense_input_gradient(
         grad: FloatTensor<Self>,
         weight: FloatTensor<Self>,

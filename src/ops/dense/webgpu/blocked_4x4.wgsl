@@ -30,7 +30,9 @@ const BLOCKS: u32 = ROW_BLOCKS * N4;
 @group(0) @binding(0) var<storage, read_write> a: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read_write> b: array<vec4<f32>>;
 {{bias_binding}}
+{{slope_binding}}
 {{residual_binding}}
+{{pre_binding}}
 @group(0) @binding({{out_binding}}) var<storage, read_write> out: array<vec4<f32>>;
 
 {{gelu_functions}}
@@ -106,9 +108,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         }
     }
 
-    {{add_bias}}
-    {{apply_gelu}}
     let o = z * ROWS * N4 + r0 * N4 + col;
+    {{add_bias}}
+    {{keep_pre}}
+    {{apply_gelu}}
+    {{apply_slope}}
     {{add_residual}}
     out[o] = s0;
     if (r0 + 1u < ROWS) { out[o + N4] = s1; }

@@ -6,7 +6,7 @@ use burn::backend::tensor::FloatTensor;
 use burn::backend::Slice;
 
 use super::BlockedMatmul;
-use super::product::{Epilogue, ProductShape, product};
+use super::product::{Epilogue, ProductShape, product, product_keeping_pre};
 use crate::ops::dense::DenseLinear;
 use crate::ops::webgpu::launch::{dims, is_f32, reshaped, row};
 
@@ -33,6 +33,35 @@ impl DenseLinear for Cube {
         let epilogue = Epilogue { residual: Some(residual), ..Epilogue::bias(bias) };
         let out = product(x, weight, ProductShape::plain(1, rows, inputs, outputs), epilogue);
         reshaped(out, &[rows, outputs])
+    }
+
+    fn dense_linear_gelu_keeping(
+        x: FloatTensor<Self>,
+        weight: FloatTensor<Self>,
+        bias: FloatTensor<Self>,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>) {
+        let ([rows, inputs], outputs) = (dims2(&x), dims2(&weight)[1]);
+        let epilogue = Epilogue { gelu: true, ..Epilogue::bias(bias) };
+        let (out, pre) = product_keeping_pre(x, weight, ProductShape::plain(1, rows, inputs, outputs), epilogue);
+        (reshaped(pre, &[rows, outputs]), reshaped(out, &[rows, outputs]))
+    }
+
+    fn dense_mlp_residual(
+        x: FloatTensor<Self>,
+        w_in: FloatTensor<Self>,
+        b_in: FloatTensor<Self>,
+        w_out: FloatTensor<Self>,
+        b_out: FloatTensor<Self>,
+        residual: FloatTensor<Self>,
+    ) -> FloatTensor<Self> {
+        Self::dense_linear_residual(Self::dense_linear_gelu(x, w_in, b_in), w_out, b_out, residual)
+    }
+
+    fn dense_input_gradient_gelu(grad: FloatTensor<Self>, weight: FloatTensor<Self>, pre: FloatTensor<Self>) -> FloatTensor<Self> {
+        let ([rows, outputs], inputs) = (dims2(&grad), dims2(&weight)[0]);
+        let shape = ProductShape { b_transposed: true, ..ProductShape::plain(1, rows, outputs, inputs) };
+        let epilogue = Epilogue { slope_at: Some(pre), ..Epilogue::none() };
+        reshaped(product(grad, weight, shape, epilogue), &[rows, inputs])
     }
 
     fn dense_input_gradient(grad: FloatTensor<Self>, weight: FloatTensor<Self>) -> FloatTensor<Self> {

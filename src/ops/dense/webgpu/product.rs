@@ -3,8 +3,9 @@
 //! renderers, which need its vec4 layouts (K and N multiples of 4) and otherwise take the tiled
 //! kernel too. Both read either operand transposed in place, so no gradient waits for a
 //! transposing copy, and split a long K (every token of the batch, in a weight's gradient) into
-//! ranges whose partial products [`sum_partials`] adds. A bias, a GELU and a residual can be
-//! applied as the output is written ([`Epilogue`]), each a launch fewer than after it.
+//! ranges whose partial products [`sum_partials`] adds. A bias, GELU (keeping its input), GELU's
+//! slope and a residual can be applied as the output is written ([`Epilogue`]), each a launch
+//! fewer than after it.
 
 use burn_cubecl::tensor::CubeTensor;
 
@@ -54,8 +55,13 @@ struct Plan {
     splits: usize,
     split_len: usize,
     bias: bool,
+    /// The value after the bias written to a second output, GELU's input for its backward pass.
+    keep_pre: bool,
     /// GELU applied after the bias.
     gelu: bool,
+    /// The output multiplied by GELU's slope at a bound `[rows, n]` tensor: a gradient through
+    /// GELU.
+    slope: bool,
     /// A `[rows, n]` tensor added to the output as it is written: a residual connection.
     residual: bool,
 }
@@ -66,7 +72,7 @@ const WANTED_TILED_WORKGROUPS: usize = 1024;
 const TILE: usize = 64;
 
 impl Plan {
-    fn new(shape: ProductShape, family: KernelFamily, bias: bool, gelu: bool, residual: bool) -> Self {
+    fn new(shape: ProductShape, family: KernelFamily, epilogue: &Epilogue) -> Self {
         let tiled = family == KernelFamily::Hardware || !shape.fits_blocked();
         let wanted = if tiled {
             let tiles = shape.batch * shape.rows().div_ceil(TILE) * shape.n.div_ceil(TILE);
@@ -78,54 +84,84 @@ impl Plan {
         // over the features has a short K.
         let (splits, split_len) =
             if shape.a_transposed { split_rows(shape.k, wanted, 16) } else { (1, shape.k.next_multiple_of(16)) };
-        Self { shape, tiled, splits, split_len, bias, gelu, residual }
+        Self {
+            shape,
+            tiled,
+            splits,
+            split_len,
+            bias: epilogue.bias.is_some(),
+            keep_pre: epilogue.keep_pre,
+            gelu: epilogue.gelu,
+            slope: epilogue.slope_at.is_some(),
+            residual: epilogue.residual.is_some(),
+        }
     }
 
-    /// The bias's and the residual's bindings, the WGSL that adds them and the GELU, where the
-    /// plan has them; the output binds after them.
-    fn epilogue_snippets(&self) -> [(&'static str, String); 7] {
-        let (binding, add) = match (self.bias, self.tiled) {
-            (false, _) => (String::new(), String::new()),
-            (true, true) => (
-                "@group(0) @binding(2) var<storage, read_write> bias: array<f32>;".into(),
-                "value += bias[col];".into(),
-            ),
-            (true, false) => (
-                "@group(0) @binding(2) var<storage, read_write> bias: array<vec4<f32>>;".into(),
-                "let b4 = bias[col]; s0 += b4; s1 += b4; s2 += b4; s3 += b4;".into(),
-            ),
+    fn has_epilogue(&self) -> bool {
+        self.bias || self.keep_pre || self.gelu || self.slope || self.residual
+    }
+
+    /// The epilogue's bindings (after A and B, before the output, in the order of [`Epilogue`]'s
+    /// fields) and its WGSL, for the family's kernel: the tiled kernel writes one `value` at
+    /// `base + row * N + col`, the blocked one four rows of vec4s `s0`..`s3` from `o`.
+    fn epilogue_snippets(&self) -> [(&'static str, String); 11] {
+        let (array, mut at) = (if self.tiled { "array<f32>" } else { "array<vec4<f32>>" }, 2);
+        let mut bind = |present: bool, name: &str| {
+            if !present {
+                return String::new();
+            }
+            at += 1;
+            format!("@group(0) @binding({}) var<storage, read_write> {name}: {array};", at - 1)
         };
-        let residual_at = 2 + usize::from(self.bias);
-        let (residual_binding, add_residual) = match (self.residual, self.tiled) {
-            (false, _) => (String::new(), String::new()),
-            (true, true) => (
-                format!("@group(0) @binding({residual_at}) var<storage, read_write> residual: array<f32>;"),
-                "value += residual[base + row * N + col];".into(),
-            ),
-            (true, false) => (
-                format!("@group(0) @binding({residual_at}) var<storage, read_write> residual: array<vec4<f32>>;"),
-                "s0 += residual[o]; if (r0 + 1u < ROWS) { s1 += residual[o + N4]; } \
-                 if (r0 + 2u < ROWS) { s2 += residual[o + 2u * N4]; } if (r0 + 3u < ROWS) { s3 += residual[o + 3u * N4]; }"
-                    .into(),
-            ),
+        let bindings = [
+            ("bias_binding", bind(self.bias, "bias")),
+            ("slope_binding", bind(self.slope, "slope_at")),
+            ("residual_binding", bind(self.residual, "residual")),
+            ("pre_binding", bind(self.keep_pre, "pre")),
+        ];
+        // The blocked kernel's four rows, the last block's missing ones skipped.
+        let rows = |statement: &dyn Fn(&str, &str) -> String| {
+            let offsets = ["o", "o + N4", "o + 2u * N4", "o + 3u * N4"];
+            (0..4)
+                .map(|row| {
+                    let line = statement(&format!("s{row}"), offsets[row]);
+                    if row == 0 { line } else { format!("if (r0 + {row}u < ROWS) {{ {line} }}") }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
         };
-        let (functions, apply_gelu) = match (self.gelu, self.tiled) {
-            (false, _) => (String::new(), String::new()),
-            (true, true) => (crate::ops::gelu::webgpu::functions("f32"), "value = gelu(value);".into()),
-            (true, false) => (
-                crate::ops::gelu::webgpu::functions("vec4<f32>"),
-                "s0 = gelu(s0); s1 = gelu(s1); s2 = gelu(s2); s3 = gelu(s3);".into(),
-            ),
+        let tiled = self.tiled;
+        let snippet = |present: bool, one: &str, four: &dyn Fn(&str, &str) -> String| match (present, tiled) {
+            (false, _) => String::new(),
+            (true, true) => one.to_string(),
+            (true, false) => rows(four),
         };
-        let out_at = residual_at + usize::from(self.residual);
+        let add_bias = match (self.bias, self.tiled) {
+            (false, _) => String::new(),
+            (true, true) => "value += bias[col];".into(),
+            (true, false) => "let b4 = bias[col]; s0 += b4; s1 += b4; s2 += b4; s3 += b4;".into(),
+        };
+        let functions = if self.gelu || self.slope {
+            crate::ops::gelu::webgpu::functions(if self.tiled { "f32" } else { "vec4<f32>" })
+        } else {
+            String::new()
+        };
+        let [bias_binding, slope_binding, residual_binding, pre_binding] = bindings;
         [
-            ("bias_binding", binding),
-            ("add_bias", add),
+            bias_binding,
+            slope_binding,
+            residual_binding,
+            pre_binding,
+            ("out_binding", at.to_string()),
             ("gelu_functions", functions),
-            ("apply_gelu", apply_gelu),
-            ("residual_binding", residual_binding),
-            ("add_residual", add_residual),
-            ("out_binding", out_at.to_string()),
+            ("add_bias", add_bias),
+            ("keep_pre", snippet(self.keep_pre, "pre[base + row * N + col] = value;", &|s, o| format!("pre[{o}] = {s};"))),
+            ("apply_gelu", snippet(self.gelu, "value = gelu(value);", &|s, _| format!("{s} = gelu({s});"))),
+            (
+                "apply_slope",
+                snippet(self.slope, "value *= gelu_slope(slope_at[base + row * N + col]);", &|s, o| format!("{s} *= gelu_slope(slope_at[{o}]);")),
+            ),
+            ("add_residual", snippet(self.residual, "value += residual[base + row * N + col];", &|s, o| format!("{s} += residual[{o}];"))),
         ]
     }
 
@@ -176,13 +212,20 @@ impl WgslKernel for BlockedProduct {
     }
 }
 
-/// What a product does to its output as it writes it, in this order: `gelu(out + bias) + residual`.
+/// What a product does to its output as it writes it, in this order: the bias added, the
+/// value kept, GELU, the slope multiplied, the residual added.
 #[derive(Debug, Default)]
 pub struct Epilogue {
     /// `[n]`, added to every row.
     pub bias: Option<CubeTensor>,
+    /// The value after the bias written to a second output, [`product_keeping_pre`]'s: GELU's
+    /// input, which its backward pass needs.
+    pub keep_pre: bool,
     /// GELU, after the bias.
     pub gelu: bool,
+    /// `[batch, rows, n]`: the output multiplied by GELU's derivative at it, a gradient through
+    /// GELU.
+    pub slope_at: Option<CubeTensor>,
     /// `[batch, rows, n]`, added element by element: a residual connection.
     pub residual: Option<CubeTensor>,
 }
@@ -202,16 +245,31 @@ impl Epilogue {
 /// `op(A) · op(B)`, as `shape` says, summed over K's ranges, with `epilogue` applied as it is
 /// written (only to a product whose K is not split): `[batch, rows, n]`.
 pub fn product(a: CubeTensor, b: CubeTensor, shape: ProductShape, epilogue: Epilogue) -> CubeTensor {
-    let Epilogue { bias, gelu, residual } = epilogue;
+    assert!(!epilogue.keep_pre, "a kept value is product_keeping_pre's second output");
+    run(a, b, shape, epilogue).0
+}
+
+/// [`product`] with `epilogue.keep_pre`: the output and the value before GELU.
+pub fn product_keeping_pre(a: CubeTensor, b: CubeTensor, shape: ProductShape, epilogue: Epilogue) -> (CubeTensor, CubeTensor) {
+    let (out, pre) = run(a, b, shape, Epilogue { keep_pre: true, ..epilogue });
+    (out, pre.expect("a kept value"))
+}
+
+fn run(a: CubeTensor, b: CubeTensor, shape: ProductShape, epilogue: Epilogue) -> (CubeTensor, Option<CubeTensor>) {
     let family = kernel_family(|| on_software_adapter(&a));
-    let plan = Plan::new(shape, family, bias.is_some(), gelu, residual.is_some());
-    assert!(!((plan.bias || plan.gelu || plan.residual) && plan.splits > 1), "an epilogue is applied to a product over the features, not split");
-    let (a, b, bias, residual) = (bindable(a), bindable(b), bias.map(bindable), residual.map(bindable));
+    let plan = Plan::new(shape, family, &epilogue);
+    assert!(!(plan.has_epilogue() && plan.splits > 1), "an epilogue is applied to a product over the features, not split");
+    let Epilogue { bias, slope_at, residual, .. } = epilogue;
+    let (a, b) = (bindable(a), bindable(b));
+    let [bias, slope_at, residual] = [bias, slope_at, residual].map(|tensor| tensor.map(bindable));
     let rows = shape.rows();
     let out = empty_like(&a, &[shape.batch * plan.splits, rows, shape.n]);
+    let pre = plan.keep_pre.then(|| empty_like(&a, &[shape.batch, rows, shape.n]));
     let mut buffers = vec![&a, &b];
     buffers.extend(bias.as_ref());
+    buffers.extend(slope_at.as_ref());
     buffers.extend(residual.as_ref());
+    buffers.extend(pre.as_ref());
     buffers.push(&out);
     let steps = plan.split_len.min(shape.k) as u64;
     let serial = Serial { steps, batch_sum: if shape.a_transposed { steps } else { 0 } };
@@ -223,8 +281,8 @@ pub fn product(a: CubeTensor, b: CubeTensor, shape: ProductShape, epilogue: Epil
         launch(BlockedProduct(plan), Grid::covering(&BlockedProduct(plan), blocks as u64), &buffers, &[], serial);
     }
     if plan.splits == 1 {
-        return out;
+        return (out, pre);
     }
     let summed = sum_partials(&out, shape.batch, plan.splits, rows * shape.n);
-    crate::ops::webgpu::launch::reshaped(summed, &[shape.batch, rows, shape.n])
+    (crate::ops::webgpu::launch::reshaped(summed, &[shape.batch, rows, shape.n]), pre)
 }

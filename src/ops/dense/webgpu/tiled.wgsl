@@ -11,7 +11,8 @@
 // A stored [A_ROWS, K] or, transposed, [K, A_ROWS]; B stored [K, N] or, transposed, [N, K].
 // With ONES_ROW, op(A) has one more row, of ones, after its stored ones: the output's last row is
 // then the sum of B's rows over the range (a bias's gradient, beside its weight's).
-// A bias, GELU and a residual, where the plan has them, are applied as the output is written.
+// The epilogue the plan has (a bias, GELU, GELU's slope, a residual; product.rs) is applied as
+// the output is written.
 const A_ROWS: u32 = {{a_rows}}u;
 const ROWS: u32 = {{rows}}u;
 const N: u32 = {{n}}u;
@@ -31,7 +32,9 @@ const STRIDE4: u32 = 17u;
 @group(0) @binding(0) var<storage, read_write> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b: array<f32>;
 {{bias_binding}}
+{{slope_binding}}
 {{residual_binding}}
+{{pre_binding}}
 @group(0) @binding({{out_binding}}) var<storage, read_write> out: array<f32>;
 
 {{gelu_functions}}
@@ -124,7 +127,9 @@ fn main(
             if (row < ROWS && col < N) {
                 var value = sum[i][j];
                 {{add_bias}}
+                {{keep_pre}}
                 {{apply_gelu}}
+                {{apply_slope}}
                 {{add_residual}}
                 out[base + row * N + col] = value;
             }

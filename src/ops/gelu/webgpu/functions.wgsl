@@ -24,3 +24,10 @@ fn erf(value: Value) -> Value {
 fn gelu(v: Value) -> Value {
     return v * (0.5 * (1.0 + erf(v * 0.70710678)));
 }
+
+// Φ(x) + x·φ(x), GELU's derivative, as gelu.wgsl's backward pass computes it.
+fn gelu_slope(v: Value) -> Value {
+    let cdf = 0.5 * (1.0 + erf(v * 0.70710678));
+    let pdf = 0.39894228 * exp(-0.5 * v * v);
+    return cdf + v * pdf;
+}
