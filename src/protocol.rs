@@ -154,6 +154,9 @@ pub enum WorkerOutput {
     CheckpointFailed { message: String },
     /// The checkpoint's weight file travels beside the message.
     CheckpointWeights,
+    /// [`WorkerInput::Evaluate`] has reached `done` of the `total` test images. On WebGPU the
+    /// first one also says that the worker's device exists and has work queued.
+    WeightsEvaluating { done: usize, total: usize },
     /// The answer to [`WorkerInput::Evaluate`].
     Evaluated { evaluation: TestEvaluation },
     EvaluationFailed { message: String },

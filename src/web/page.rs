@@ -372,6 +372,7 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
             Some(Err(message)) => show_error(&format!("the checkpoint's weights could not be loaded: {message}")),
             None => show_error("the worker sent no weights"),
         },
+        WorkerOutput::WeightsEvaluating { done, total } => test_set::show_progress(done, total),
         WorkerOutput::Evaluated { evaluation } => test_set::show_evaluation(app, &evaluation, "Current weights"),
         WorkerOutput::EvaluationFailed { message } => test_set::show_failed(&message),
         WorkerOutput::Probe { step, epoch, explanation } => probe::capture(app, step, epoch, &explanation),

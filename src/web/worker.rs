@@ -29,7 +29,7 @@ use crate::protocol::{DatasetSource, LoadStage, PreviewImage, WorkerInput, Worke
 use crate::model::VitConfig;
 use crate::runs::checkpoint_file;
 use crate::training::{
-    Checkpoint, Trainable, TrainingError, TrainingRecipe, TrainingSession, evaluate, fixed_batch, fixed_trainer, fresh_model,
+    Checkpoint, Trainable, TrainingError, TrainingRecipe, TrainingSession, evaluate_with_progress, fixed_batch, fixed_trainer, fresh_model,
 };
 use crate::weights::{from_safetensors, inspect_safetensors};
 
@@ -225,7 +225,8 @@ async fn evaluate_weights(weights: Vec<u8>, compute: ComputePath) {
         if info.class_names != STATE.with(|state| state.borrow().class_names.clone()) {
             return Err("these weights are for other classes than the loaded pictures".to_string());
         }
-        evaluate(&model, &dataset.1).await.map_err(|error| match note_device_loss(error) {
+        let progress = |done, total| post(&WorkerOutput::WeightsEvaluating { done, total }, None);
+        evaluate_with_progress(&model, &dataset.1, progress).await.map_err(|error| match note_device_loss(error) {
             TrainingError::DeviceLost(cause) => format!("the GPU device was lost ({cause})"),
             other => other.to_string(),
         })

@@ -461,10 +461,10 @@ test("a lost GPU device stops the run with a message, keeps the page's weights a
   await page.waitForSelector("#checkpoint-offer:not([hidden])", { timeout: 5 * MINUTES });
   await datasetReady(page);
   const weightsNote = await page.locator("#weights-note").textContent();
-  // The worker evaluates the loaded weights on its WebGPU device (minutes on SwiftShader): the
-  // device exists a moment after that starts, and the resumed run waits for the evaluation.
-  await page.waitForSelector("#evaluation-summary:has-text('Evaluating')");
-  await page.waitForTimeout(3000);
+  // The worker evaluates the loaded weights on its WebGPU device (minutes on SwiftShader), and the
+  // resumed run waits for that. Its first progress report says the device exists: a crash before
+  // then would leave the worker to make its device in the restarted GPU process, and train on.
+  await page.waitForFunction(() => /: [\d,]+ of [\d,]+ images…|images right/.test(document.querySelector("#evaluation-summary").textContent));
   await page.waitForFunction(() => !document.querySelector("#checkpoint-resume").disabled);
   await page.click("#checkpoint-resume");
   // Chromium's GPU process goes down, as on a driver reset: every WebGPU device in it is lost.

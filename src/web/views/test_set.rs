@@ -34,6 +34,15 @@ pub fn request_evaluation(app: &SharedApp) {
     send(app, &WorkerInput::Evaluate { compute }, Some(("bytes", Uint8Array::from(weights.as_slice()).into())));
 }
 
+/// How far the worker's evaluation of the current weights has gone (on the CPU path a test set
+/// takes seconds, on a slow GPU minutes).
+pub fn show_progress(done: usize, total: usize) {
+    set_text(
+        "evaluation-summary",
+        &format!("Evaluating the current weights on the test set: {} of {} images…", group_thousands(done), group_thousands(total)),
+    );
+}
+
 /// What the worker's evaluation of the current weights says, once the test labels are here.
 pub fn show_evaluation(app: &SharedApp, evaluation: &TestEvaluation, source: &str) {
     let app = app.borrow();
