@@ -370,13 +370,14 @@ impl TrainingSession {
         progress: impl FnMut(usize, usize),
     ) -> Result<EpochMetrics, TrainingError> {
         let batches = self.batch_in_epoch.max(1) as f32;
-        let train_loss = match self.loss_sum.take() {
-            Some(sum) => read_scalar(sum).await? / batches,
-            None => f32::NAN,
-        };
-        let train_correct = match self.correct_sum.take() {
-            Some(sum) => read_count(sum).await?,
-            None => 0,
+        // Both sums in one round trip; the count is kept in a float (exact below 2²⁴, far more
+        // than an epoch's images).
+        let (train_loss, train_correct) = match (self.loss_sum.take(), self.correct_sum.take()) {
+            (Some(loss), Some(correct)) => {
+                let data = Transaction::default().register(loss).register(correct).execute_async().await?;
+                (scalar(&data[0])? / batches, scalar(&data[1])?.round() as i64)
+            }
+            _ => (f32::NAN, 0),
         };
         let epoch = self.epoch + 1;
         if !train_loss.is_finite() {
@@ -407,7 +408,7 @@ impl TrainingSession {
 }
 
 /// Mean loss, accuracy and every prediction over `set`, in batches, without gradients or
-/// augmentation; three readbacks at the end.
+/// augmentation; one transaction reads them back at the end.
 pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<TestEvaluation, TrainingError> {
     evaluate_with_progress(model, set, |_, _| {}).await
 }
@@ -478,9 +479,4 @@ impl From<ExecutionError> for TrainingError {
 
 async fn read_scalar(tensor: Tensor<1>) -> Result<f32, TrainingError> {
     scalar(&tensor.into_data_async().await?)
-}
-
-/// A count kept in a float (exact below 2²⁴, far more than an epoch's images).
-async fn read_count(tensor: Tensor<1>) -> Result<i64, TrainingError> {
-    Ok(read_scalar(tensor).await?.round() as i64)
 }
