@@ -2,6 +2,7 @@
 //! adapter (SwiftShader, llvmpipe) than its CPU backend compiled to wasm, so a software or
 //! missing adapter sends the page to the CPU path unless the person asks otherwise.
 
+use burn::tensor::ExecutionError;
 use serde::{Deserialize, Serialize};
 
 /// Where tensors live in the page.
@@ -381,6 +382,18 @@ pub fn device_loss_message(cause: &str) -> String {
     )
 }
 
+/// What the page says when reading from its own device fails. After a lost GPU every later read
+/// fails too, so it says that, in the browser's words, and what to do; otherwise burn's words.
+pub fn read_failure(what: &str, error: &ExecutionError) -> String {
+    match error {
+        ExecutionError::DevicePoisoned { reason } => format!(
+            "{what} failed: the GPU device was lost ({}). Reload the page to use WebGPU again, or switch to the CPU path.",
+            innermost_cause(reason)
+        ),
+        other => format!("{what} failed: {other}"),
+    }
+}
+
 /// The backend of the native commands (`train`, `bench`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NativeBackend {
@@ -445,6 +458,13 @@ mod tests {
                       Unknown: A valid external Instance reference no longer exists.\nBacktrace:\nNo backtrace available";
         assert_eq!(innermost_cause(report), "Unknown: A valid external Instance reference no longer exists.");
         assert_eq!(innermost_cause("one line"), "one line");
+        let lost = read_failure("reading the positional embedding", &ExecutionError::device_poisoned("Unknown: Instance dropped.\nBacktrace:\nnone"));
+        assert_eq!(
+            lost,
+            "reading the positional embedding failed: the GPU device was lost (Unknown: Instance dropped.). Reload the page to use WebGPU again, or switch to the CPU path."
+        );
+        let other = read_failure("reading from the device", &ExecutionError::with_context("out of memory"));
+        assert!(other.starts_with("reading from the device failed: ") && other.contains("out of memory") && !other.contains("lost"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor, TensorData, Transaction};
 use serde::{Deserialize, Serialize};
 
+use crate::compute::read_failure;
 use crate::model::{VisionTransformer, VitConfig};
 use crate::data::preprocess::{normalize_planar, normalize_rgba};
 use crate::viz::distance::mean_attention_distance;
@@ -170,7 +171,7 @@ pub async fn attention_distances(model: &VisionTransformer, config: &VitConfig, 
 pub async fn read_floats(parts: impl IntoIterator<Item = Tensor<1>>) -> Result<Vec<f32>, String> {
     let transaction = parts.into_iter().fold(Transaction::default(), Transaction::register);
     let mut values = Vec::new();
-    for data in transaction.execute_async().await.map_err(|error| format!("reading from the device failed: {error:?}"))? {
+    for data in transaction.execute_async().await.map_err(|error| read_failure("reading from the device", &error))? {
         values.extend(data.convert::<f32>().try_to_vec::<f32>().map_err(|error| format!("unexpected tensor type: {error:?}"))?);
     }
     Ok(values)

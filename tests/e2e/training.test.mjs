@@ -475,6 +475,12 @@ test("a lost GPU device stops the run with a message, keeps the page's weights a
   assert.equal(await page.locator("#weights-note").textContent(), weightsNote, "the page's model is unchanged");
   await page.waitForSelector("#checkpoint-offer:not([hidden])");
   assert.match(await page.locator("#checkpoint-text").textContent(), /failed after epoch 1 of 2/);
+  // The page's own WebGPU device went with the GPU process: a picture's prediction says so, and
+  // what to do, in place of burn's "The device is poisoned".
+  const gif = Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64");
+  await page.setInputFiles("#photo-input", { name: "pixel.gif", mimeType: "image/gif", buffer: gif });
+  await page.waitForFunction(() => /^reading from the device failed: the GPU device was lost \(.+\)\. Reload the page to use WebGPU again, or switch to the CPU path\.$/
+    .test(document.querySelector("#error").textContent));
   // On the CPU path the run continues from that checkpoint.
   await page.selectOption("#compute-select", "cpu");
   await page.waitForURL(/compute=cpu/);

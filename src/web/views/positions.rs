@@ -6,6 +6,7 @@ use burn::tensor::Tensor;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::HtmlCanvasElement;
 
+use crate::compute::read_failure;
 use crate::model::VisionTransformer;
 use crate::viz::colormap::viridis;
 use crate::viz::similarity::{ColourScale, position_similarity, tile_index};
@@ -29,7 +30,7 @@ async fn show(model: &VisionTransformer) -> Result<(), String> {
     let values = embedding
         .into_data_async()
         .await
-        .map_err(|error| format!("reading the positional embedding failed: {error:?}"))?
+        .map_err(|error| read_failure("reading the positional embedding", &error))?
         .convert::<f32>()
         .try_to_vec::<f32>()
         .map_err(|error| format!("unexpected tensor type: {error:?}"))?;
