@@ -51,7 +51,8 @@ pub trait DenseLinear: Backend {
     ) -> (FloatTensor<Self>, FloatTensor<Self>);
     /// `residual + gelu(x·w_in + b_in)·w_out + b_out`, an encoder block's MLP without dropout, as
     /// one operation: on a GPU two launches forward and, backward, the gradient through GELU
-    /// applied by the product that makes it ([`DenseLinear::dense_input_gradient_gelu`]).
+    /// applied by the product that makes it ([`DenseLinear::dense_input_gradient_gelu`]). Without
+    /// gradients it is the two layers in turn; the autodiff backend overrides it.
     fn dense_mlp_residual(
         x: FloatTensor<Self>,
         w_in: FloatTensor<Self>,
@@ -59,7 +60,9 @@ pub trait DenseLinear: Backend {
         w_out: FloatTensor<Self>,
         b_out: FloatTensor<Self>,
         residual: FloatTensor<Self>,
-    ) -> FloatTensor<Self>;
+    ) -> FloatTensor<Self> {
+        Self::dense_linear_residual(Self::dense_linear_gelu(x, w_in, b_in), w_out, b_out, residual)
+    }
     /// `(∂out·Wᵀ) ⊙ gelu'(pre)`: the gradient through a dense layer and the GELU before it.
     fn dense_input_gradient_gelu(
         grad: FloatTensor<Self>,

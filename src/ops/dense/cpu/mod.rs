@@ -69,19 +69,6 @@ impl DenseLinear for Flex {
         (pre.clone(), Self::exact_gelu(pre))
     }
 
-    /// The three operations: what the trait asks. The model does not reach it, since
-    /// [`super::mlp_residual`] keeps them separate on the CPU.
-    fn dense_mlp_residual(
-        x: FloatTensor<Self>,
-        w_in: FloatTensor<Self>,
-        b_in: FloatTensor<Self>,
-        w_out: FloatTensor<Self>,
-        b_out: FloatTensor<Self>,
-        residual: FloatTensor<Self>,
-    ) -> FloatTensor<Self> {
-        Self::dense_linear_residual(Self::dense_linear_gelu(x, w_in, b_in), w_out, b_out, residual)
-    }
-
     fn dense_input_gradient_gelu(
         grad: FloatTensor<Self>,
         weight: FloatTensor<Self>,

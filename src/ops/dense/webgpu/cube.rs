@@ -46,17 +46,6 @@ impl DenseLinear for Cube {
         (reshaped(pre, &[rows, outputs]), reshaped(out, &[rows, outputs]))
     }
 
-    fn dense_mlp_residual(
-        x: FloatTensor<Self>,
-        w_in: FloatTensor<Self>,
-        b_in: FloatTensor<Self>,
-        w_out: FloatTensor<Self>,
-        b_out: FloatTensor<Self>,
-        residual: FloatTensor<Self>,
-    ) -> FloatTensor<Self> {
-        Self::dense_linear_residual(Self::dense_linear_gelu(x, w_in, b_in), w_out, b_out, residual)
-    }
-
     fn dense_input_gradient_gelu(grad: FloatTensor<Self>, weight: FloatTensor<Self>, pre: FloatTensor<Self>) -> FloatTensor<Self> {
         let ([rows, outputs], inputs) = (dims2(&grad), dims2(&weight)[0]);
         let shape = ProductShape { b_transposed: true, ..ProductShape::plain(1, rows, outputs, inputs) };
