@@ -374,7 +374,8 @@ pub fn innermost_cause(message: &str) -> &str {
         .unwrap_or(message)
 }
 
-/// What the page says when the GPU device is lost during a run.
+/// What the page says when the GPU device is lost during a run: [`lost_device`]'s news, with the
+/// run's own way on (its last saved epoch, on the CPU path).
 pub fn device_loss_message(cause: &str) -> String {
     format!(
         "The GPU device was lost ({cause}). Training stopped; the page's weights are kept. Continue from the \
@@ -382,14 +383,18 @@ pub fn device_loss_message(cause: &str) -> String {
     )
 }
 
-/// What the page says when reading from its own device fails. After a lost GPU every later read
-/// fails too, so it says that, in the browser's words, and what to do; otherwise burn's words.
+/// What the page says wherever it meets a lost GPU outside a run (a read, an evaluation, WebGPU
+/// work asked for after the loss): the browser's words, then what to do. No later WebGPU work in
+/// that page can succeed, so the advice is the same everywhere.
+pub fn lost_device(cause: &str) -> String {
+    format!("the GPU device was lost ({cause}). Reload the page to use WebGPU again, or switch to the CPU path.")
+}
+
+/// What the page says when reading from its own device fails: [`lost_device`] after a lost GPU,
+/// otherwise burn's words.
 pub fn read_failure(what: &str, error: &ExecutionError) -> String {
     match error {
-        ExecutionError::DevicePoisoned { reason } => format!(
-            "{what} failed: the GPU device was lost ({}). Reload the page to use WebGPU again, or switch to the CPU path.",
-            innermost_cause(reason)
-        ),
+        ExecutionError::DevicePoisoned { reason } => format!("{what} failed: {}", lost_device(innermost_cause(reason))),
         other => format!("{what} failed: {other}"),
     }
 }

@@ -15,7 +15,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::adapter::init_device;
 use super::storage;
-use crate::compute::{ComputePath, device_loss_message};
+use crate::compute::{ComputePath, device_loss_message, lost_device};
 use crate::data::classes::CLASS_NAMES;
 use crate::data::image_folder::{PictureCollection, split_held_out};
 use crate::data::{IMAGE_BYTES, ImageSet};
@@ -227,7 +227,7 @@ async fn evaluate_weights(weights: Vec<u8>, compute: ComputePath) {
         }
         let progress = |done, total| post(&WorkerOutput::WeightsEvaluating { done, total }, None);
         evaluate_with_progress(&model, &dataset.1, progress).await.map_err(|error| match note_device_loss(error) {
-            TrainingError::DeviceLost(cause) => format!("the GPU device was lost ({cause})"),
+            TrainingError::DeviceLost(cause) => lost_device(&cause),
             other => other.to_string(),
         })
     }
@@ -405,7 +405,7 @@ fn note_device_loss(error: TrainingError) -> TrainingError {
 async fn device_for(compute: ComputePath) -> Result<Device, String> {
     if compute == ComputePath::WebGpu {
         if let Some(cause) = STATE.with(|state| state.borrow().webgpu_lost.clone()) {
-            return Err(cause);
+            return Err(lost_device(&cause));
         }
         if let Some(device) = STATE.with(|state| state.borrow().webgpu.clone()) {
             return Ok(device);
