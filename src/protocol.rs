@@ -164,6 +164,9 @@ pub enum WorkerOutput {
     Resumed,
     Finished { stopped_early: bool },
     TrainingFailed { message: String },
+    /// The worker's WebGPU device was lost (`cause`, in the browser's words): no later WebGPU
+    /// work can run in this page. Sent once, before the failure it caused.
+    DeviceLost { cause: String },
     /// One step of a [`WorkerInput::Measure`]: its time (the loss read back) and its loss.
     MeasuredStep { step: usize, seconds: f64, loss: f32 },
     MeasureFailed { message: String },

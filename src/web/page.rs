@@ -375,6 +375,7 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
         WorkerOutput::WeightsEvaluating { done, total } => test_set::show_progress(done, total),
         WorkerOutput::Evaluated { evaluation } => test_set::show_evaluation(app, &evaluation, "Current weights"),
         WorkerOutput::EvaluationFailed { message } => test_set::show_failed(&message),
+        WorkerOutput::DeviceLost { cause } => compute::show_lost(&cause),
         WorkerOutput::Probe { step, epoch, explanation } => probe::capture(app, step, epoch, &explanation),
         WorkerOutput::TrainingStarted { .. } => {
             probe::clear(app);

@@ -392,12 +392,19 @@ fn resolve(manifest_url: &str, file: &str) -> String {
 }
 
 /// Remembers a lost device's cause, as no later WebGPU work can succeed in this worker (burn
-/// cannot initialise a second WebGPU runtime); passes the error on.
+/// cannot initialise a second WebGPU runtime), and tells the page the first time; passes the
+/// error on.
 fn note_device_loss(error: TrainingError) -> TrainingError {
     if let TrainingError::DeviceLost(cause) = &error {
-        STATE.with(|state| {
-            state.borrow_mut().webgpu_lost.get_or_insert_with(|| cause.clone());
+        let first = STATE.with(|state| {
+            let lost = &mut state.borrow_mut().webgpu_lost;
+            let first = lost.is_none();
+            lost.get_or_insert_with(|| cause.clone());
+            first
         });
+        if first {
+            post(&WorkerOutput::DeviceLost { cause: cause.clone() }, None);
+        }
     }
     error
 }

@@ -473,6 +473,10 @@ test("a lost GPU device stops the run with a message, keeps the page's weights a
   assert.match(await page.locator("#error").textContent(),
     /The GPU device was lost \(.+\)\. Training stopped; the page's weights are kept\. Continue from the last saved epoch on the CPU path/);
   assert.equal(await page.locator("#weights-note").textContent(), weightsNote, "the page's model is unchanged");
+  // The compute card no longer claims a working WebGPU path.
+  assert.equal(await page.locator("#compute-path").textContent(), "WebGPU (lost)");
+  assert.match(await page.locator("#compute-reason").textContent(),
+    /^WebGPU stopped working: the GPU device was lost \(.+\)\. Reload the page to use WebGPU again, or switch to the CPU path\.$/);
   await page.waitForSelector("#checkpoint-offer:not([hidden])");
   assert.match(await page.locator("#checkpoint-text").textContent(), /failed after epoch 1 of 2/);
   // The page's own WebGPU device went with the GPU process: a picture's prediction says so, and

@@ -4,7 +4,8 @@
 use web_sys::HtmlSelectElement;
 
 use crate::compute::{
-    AdapterSummary, ComputePath, MAX_THREADS, PathChoice, PathRequest, ThreadPlan, ThreadSupport, plan_threads, thread_choices,
+    AdapterSummary, ComputePath, MAX_THREADS, PathChoice, PathRequest, ThreadPlan, ThreadSupport, lost_device, plan_threads,
+    thread_choices,
 };
 use crate::web::dom::{self, element, set_hidden, set_text};
 use crate::web::measure;
@@ -44,6 +45,14 @@ pub fn show_choice(choice: &PathChoice, measured: Option<bool>) {
         }
     }
     set_hidden("compute-remeasure", measured.is_none());
+}
+
+/// After the worker's WebGPU device was lost: the card no longer claims a working WebGPU path,
+/// and says what to do, in the words the rest of the page uses.
+pub fn show_lost(cause: &str) {
+    set_text("compute-path", "WebGPU (lost)");
+    set_text("compute-reason", &format!("WebGPU stopped working: {}", lost_device(cause)));
+    let _ = element::<web_sys::HtmlElement>("compute-reason").remove_attribute("data-measured");
 }
 
 /// The CPU path's threads as planned, before the worker has started.
