@@ -139,7 +139,7 @@ pub enum WorkerOutput {
         images_per_second: f64,
         elapsed_seconds: f64,
     },
-    /// After an epoch's steps, `done` of the `total` test images are evaluated.
+    /// After an epoch's steps, the results of `done` of the `total` test images are back.
     Evaluating { done: usize, total: usize },
     /// The probe image's prediction and attention with the weights of `step` (in `epoch`).
     Probe { step: usize, epoch: usize, explanation: Explanation },
@@ -154,8 +154,8 @@ pub enum WorkerOutput {
     CheckpointFailed { message: String },
     /// The checkpoint's weight file travels beside the message.
     CheckpointWeights,
-    /// [`WorkerInput::Evaluate`] has reached `done` of the `total` test images. On WebGPU the
-    /// first one also says that the worker's device exists and has work queued.
+    /// [`WorkerInput::Evaluate`] has the results of `done` of the `total` test images back
+    /// (a report each 2,000). The first one also says that the worker's device exists.
     WeightsEvaluating { done: usize, total: usize },
     /// The answer to [`WorkerInput::Evaluate`].
     Evaluated { evaluation: TestEvaluation },

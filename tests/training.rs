@@ -119,6 +119,28 @@ fn a_session_runs_its_epochs_and_records_every_figure() {
     assert_eq!(history.steps.iter().map(|point| point.step).collect::<Vec<_>>(), [2, 3, 4, 6]);
 }
 
+/// The test set is read back in groups, and progress counts the images whose results are back:
+/// the figures of the whole set are those of its parts, weighted by their images.
+#[test]
+fn an_evaluation_reports_the_images_read_back_and_sums_its_groups_exactly() {
+    use vit_web::training::{evaluate, evaluate_with_progress};
+    let _turn = device_randomness();
+    let device = Device::flex();
+    let model = VitConfig { embed_dim: 32, depth: 1, heads: 2, mlp_dim: 64, ..VitConfig::tiny() }.init(&device);
+    let set = random_set(2_100, 3);
+    let mut reports = Vec::new();
+    let whole = pollster::block_on(evaluate_with_progress(&model, &set, |done, total| reports.push((done, total)))).expect("it runs");
+    assert_eq!(reports, [(2_000, 2_100), (2_100, 2_100)], "one report per group of four 500-image batches");
+
+    let (first, rest) = (set.select(&(0..2_000).collect::<Vec<_>>()), set.select(&(2_000..2_100).collect::<Vec<_>>()));
+    let [first, rest] = [first, rest].map(|part| pollster::block_on(evaluate(&model, &part)).expect("it runs"));
+    assert_eq!(whole.predictions, [first.predictions.clone(), rest.predictions.clone()].concat());
+    let loss = (first.loss * 2_000.0 + rest.loss * 100.0) / 2_100.0;
+    assert!((whole.loss - loss).abs() < 1e-5 * loss.abs(), "{} against {loss}", whole.loss);
+    let correct = |evaluation: &vit_web::training::TestEvaluation| (evaluation.accuracy * evaluation.predictions.len() as f32).round();
+    assert_eq!(correct(&whole), correct(&first) + correct(&rest));
+}
+
 #[test]
 fn an_invalid_recipe_is_refused_before_anything_runs() {
     let _turn = device_randomness();

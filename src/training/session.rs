@@ -408,12 +408,12 @@ impl TrainingSession {
 }
 
 /// Mean loss, accuracy and every prediction over `set`, in batches, without gradients or
-/// augmentation; one transaction reads them back at the end.
+/// augmentation; a few transactions read them back ([`BATCHES_PER_READBACK`]).
 pub async fn evaluate(model: &VisionTransformer, set: &ImageSet) -> Result<TestEvaluation, TrainingError> {
     evaluate_with_progress(model, set, |_, _| {}).await
 }
 
-/// [`evaluate`], calling `progress(images evaluated, images)` after each batch.
+/// [`evaluate`], calling `progress(images evaluated, images)` each time results come back.
 pub async fn evaluate_with_progress(
     model: &VisionTransformer,
     set: &ImageSet,
@@ -421,6 +421,12 @@ pub async fn evaluate_with_progress(
 ) -> Result<TestEvaluation, TrainingError> {
     evaluate_predicting(model, set, Prediction::Plain, progress).await
 }
+
+/// How many evaluation batches are queued before their results come back in one transaction. A
+/// GPU runs queued work without waiting, so counting images queued would reach the end long
+/// before the work does; counting images read back is honest, and 2,000 images a round trip
+/// keeps the test set's round trips to five.
+const BATCHES_PER_READBACK: usize = 4;
 
 /// [`evaluate_with_progress`] with the class scores `prediction` makes.
 pub async fn evaluate_predicting(
@@ -432,28 +438,30 @@ pub async fn evaluate_predicting(
     let device = model.class_token.val().device();
     let indices: Vec<usize> = (0..set.len()).collect();
     let mut rng = Pcg32::new(0, 0); // unused by AugmentRecipe::None
-    // Each batch's mean loss, correct count and predictions stay on the device until the end,
-    // then come back in one transaction: one round trip to a GPU, and the sums are the host's,
-    // where on the device each would be a launch a batch.
-    let (mut batch_sizes, mut transaction) = (Vec::new(), Transaction::default());
-    for (number, chunk) in indices.chunks(EVALUATION_BATCH).enumerate() {
-        let batch = crate::data::batch::assemble_batch(set, chunk, AugmentRecipe::None, &mut rng);
-        let (images, labels) = batch_tensors(batch, &device);
-        let output = evaluate_batch(model, images, labels, prediction);
-        transaction = transaction.register(output.loss).register(output.correct).register(output.predictions);
-        batch_sizes.push(chunk.len());
-        progress(number * EVALUATION_BATCH + chunk.len(), set.len());
-    }
-    if batch_sizes.is_empty() {
-        return Ok(TestEvaluation { loss: f32::NAN, accuracy: 0.0, predictions: Vec::new() });
-    }
-    let data = transaction.execute_async().await?;
+    // Each batch's mean loss, correct count and predictions stay on the device until their
+    // group's transaction: the sums are the host's, where on the device each would be a launch a
+    // batch.
     let (mut loss_sum, mut correct, mut predictions) = (0.0f64, 0.0f64, Vec::with_capacity(set.len()));
-    for (size, [loss, count, classes]) in batch_sizes.into_iter().zip(data.as_chunks::<3>().0) {
-        loss_sum += f64::from(scalar(loss)?) * size as f64;
-        correct += f64::from(scalar(count)?);
-        let classes = classes.clone().convert::<i64>().try_to_vec::<i64>().map_err(readback_error)?;
-        predictions.extend(classes.into_iter().map(|class| class as u8));
+    for group in indices.chunks(EVALUATION_BATCH * BATCHES_PER_READBACK) {
+        let (mut batch_sizes, mut transaction) = (Vec::new(), Transaction::default());
+        for chunk in group.chunks(EVALUATION_BATCH) {
+            let batch = crate::data::batch::assemble_batch(set, chunk, AugmentRecipe::None, &mut rng);
+            let (images, labels) = batch_tensors(batch, &device);
+            let output = evaluate_batch(model, images, labels, prediction);
+            transaction = transaction.register(output.loss).register(output.correct).register(output.predictions);
+            batch_sizes.push(chunk.len());
+        }
+        let data = transaction.execute_async().await?;
+        for (size, [loss, count, classes]) in batch_sizes.into_iter().zip(data.as_chunks::<3>().0) {
+            loss_sum += f64::from(scalar(loss)?) * size as f64;
+            correct += f64::from(scalar(count)?);
+            let classes = classes.clone().convert::<i64>().try_to_vec::<i64>().map_err(readback_error)?;
+            predictions.extend(classes.into_iter().map(|class| class as u8));
+        }
+        progress(predictions.len(), set.len());
+    }
+    if predictions.is_empty() {
+        return Ok(TestEvaluation { loss: f32::NAN, accuracy: 0.0, predictions: Vec::new() });
     }
     let count = set.len() as f64;
     Ok(TestEvaluation { loss: (loss_sum / count) as f32, accuracy: (correct.round() / count) as f32, predictions })
