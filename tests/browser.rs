@@ -336,4 +336,10 @@ mod gpu_operations {
     async fn the_cross_entropy_and_its_gradient_are_burns() {
         check(checks::cross_entropies(&webgpu().await).await);
     }
+
+    #[wasm_bindgen_test]
+    #[cfg_attr(browser_without_webgpu, ignore = "this browser has no WebGPU: scripts/test.sh runs this test in Chromium")]
+    async fn the_token_assembly_and_its_gradients_are_burns() {
+        check(checks::token_assemblies(&webgpu().await).await);
+    }
 }

@@ -71,6 +71,11 @@ fn the_cross_entropy_and_its_gradient_are_burns() {
     check(pollster::block_on(checks::cross_entropies(device())));
 }
 
+#[test]
+fn the_token_assembly_and_its_gradients_are_burns() {
+    check(pollster::block_on(checks::token_assemblies(device())));
+}
+
 /// Three training steps of the tiny model on the fixed batch, on the GPU in each kernel family
 /// and on the CPU backend, give the same losses and the same weights: every operation of a step
 /// (the patch embedding as a product, the fused loss, AdamW) wired as the CPU path has it.

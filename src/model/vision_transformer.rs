@@ -1,3 +1,4 @@
+use crate::ops::token_assembly::class_and_positions;
 use crate::ops::{dropout, linear};
 use crate::ops::layer_norm::{self, layer_norm};
 use burn::module::{Module, Param};
@@ -116,10 +117,9 @@ impl VisionTransformer {
 
     fn run(&self, images: Tensor<4>, keep_attention: bool) -> VitOutput {
         let patches = self.patch_embedding.forward(images); // [batch, patches, embed_dim]
-        let [batch, _, dim] = patches.dims();
-        let class_token = self.class_token.val().expand([batch, 1, dim]); // [batch, 1, embed_dim]
-        let mut tokens = Tensor::cat(vec![class_token, patches], 1) // [batch, tokens, embed_dim]
-            + self.position_embedding.val();
+        let batch = patches.dims()[0];
+        // [batch, tokens, embed_dim]: [CLS] before each image's patches, plus the positions.
+        let mut tokens = class_and_positions(patches, self.class_token.val(), self.position_embedding.val());
         tokens = dropout(tokens, &self.embedding_dropout);
 
         let mut attention = Vec::new();

@@ -8,6 +8,7 @@
 //! | [`gelu`] exact `x·Φ(x)` | a vectorised erf ([`gelu::cpu`]) | the same erf in WGSL ([`gelu::webgpu`]) |
 //! | [`dropout`] (the `small` preset's) | masks written on every core ([`cpu::dropout_mask`]), inside the fused attention too | burn's `Dropout` |
 //! | [`cross_entropy`] the loss and the count of right answers | (burn's loss; the same arithmetic on slices for tests) | one launch each way ([`cross_entropy::webgpu`]) |
+//! | [`token_assembly`] [CLS] before the patches, plus the positions | (burn's composition; the same arithmetic on slices for tests) | one launch forward, one or two backward ([`token_assembly::webgpu`]) |
 //! | [`adamw`] one AdamW step of a parameter | (burn's AdamW; the same arithmetic on slices for tests) | one launch per parameter tensor ([`adamw::webgpu`]) |
 //!
 //! Each operation's `mod.rs` holds its backend extension trait and the function the model (or
@@ -29,6 +30,7 @@ pub mod dropout;
 pub mod gelu;
 pub mod layer_norm;
 pub mod step_kernels;
+pub mod token_assembly;
 pub mod webgpu;
 #[cfg(test)]
 mod testing;

@@ -366,3 +366,31 @@ pub async fn cross_entropies(device: &Device) -> CheckResult {
     }
     Ok(())
 }
+
+/// The token assembly's output and its three gradients against burn's composition on the CPU:
+/// the model's shape in one range of images, and batches of several ranges, the last one short
+/// (the positions' gradient summed in two passes).
+pub async fn token_assemblies(device: &Device) -> CheckResult {
+    use crate::ops::token_assembly::{assemble_tokens, composed_assemble_tokens};
+    let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
+    for [batch, patches, width] in [[2, 64, 128], [70, 16, 8], [33, 3, 4]] {
+        let what = format!("tokens of [{batch}, {patches}, {width}]");
+        let run = |device: &Device, ours: bool| {
+            let patches_in = tensor([batch, patches, width], 21, device).require_grad();
+            let class_token = tensor([1, 1, width], 22, device).require_grad();
+            let positions = tensor([1, patches + 1, width], 23, device).require_grad();
+            let compose = if ours { assemble_tokens } else { composed_assemble_tokens };
+            let out = compose(patches_in.clone(), class_token.clone(), positions.clone());
+            let grads = (out.clone() * tensor([batch, patches + 1, width], 24, device)).sum().backward();
+            let gradient = |tensor: &Tensor<3>| tensor.grad(&grads).expect("a gradient");
+            (out.detach(), [gradient(&patches_in), gradient(&class_token), gradient(&positions)])
+        };
+        let ((out, [dpatches, dclass, dpositions]), (out_cpu, [dpatches_cpu, dclass_cpu, dpositions_cpu])) =
+            (run(&gpu, true), run(&cpu, false));
+        compare_tensors(&format!("{what}: tokens"), out, out_cpu, 1e-6).await?;
+        compare_tensors(&format!("{what}: ∂patches"), dpatches, dpatches_cpu, 1e-6).await?;
+        compare_tensors(&format!("{what}: ∂class token"), dclass, dclass_cpu, 1e-5).await?;
+        compare_tensors(&format!("{what}: ∂positions"), dpositions, dpositions_cpu, 1e-5).await?;
+    }
+    Ok(())
+}
