@@ -374,8 +374,8 @@ pub fn innermost_cause(message: &str) -> &str {
         .unwrap_or(message)
 }
 
-/// What the page says when the GPU device is lost during a run: [`lost_device`]'s news, with the
-/// run's own way on (its last saved epoch, on the CPU path).
+/// What the page says when the GPU device is lost during a run: the news [`lost_device`] gives,
+/// with the run's own way on (its last saved epoch, on the CPU path) in place of its advice.
 pub fn device_loss_message(cause: &str) -> String {
     format!(
         "The GPU device was lost ({cause}). Training stopped; the page's weights are kept. Continue from the \

@@ -1,9 +1,10 @@
 //! The encoder's input from the patch embeddings: the [CLS] token in front of each image's
 //! patches, and the learnable positions added to every token, as one operation,
 //! [`TokenAssembly`], with its own backward pass ([`autodiff`]). On a GPU one launch forward and
-//! one or two backward ([`webgpu`]) where burn's expand, concatenation and broadcast addition,
-//! and their gradients' slices and sums over the batch, take about eight. On the CPU backend the
-//! same arithmetic on slices ([`cpu`]), for the tests (the CPU path keeps burn's composition).
+//! one or two backward ([`webgpu`]), where burn's expand, concatenation and broadcast addition
+//! took four forward and two sums over the batch backward (its slices there are views). On the
+//! CPU backend the same arithmetic on slices ([`cpu`]), for the tests (the CPU path keeps burn's
+//! composition).
 
 mod autodiff;
 pub mod cpu;
