@@ -3,7 +3,8 @@
 # WebGPU kernels, natively through wgpu: Vulkan, Metal or DX12) beside PyTorch eager on CUDA
 # (../shared/gpu/bench_cuda.py, the same tiny ViT, AdamW, one step = upload + forward + backward
 # + step, waiting for the loss), at batch 64, 256 and 1024, then a table of the ratios, the
-# prediction times, and each training step's kernel launches. Ours assembles the next batch on the
+# prediction times, each training step's kernel launches, and each kernel's GPU time in one step
+# and one prediction (from the device's timestamps: where the next gain is). Ours assembles the next batch on the
 # CPU while the GPU runs the step, as training does; the peer's batches are made before its clock
 # starts.
 #
@@ -32,7 +33,7 @@ fi
 : >"$out"
 echo "== ours: bench --backend wgpu (batches $batches)" >&2
 "$BENCH_BIN" --backend wgpu --batches "$batches" --steps "$steps" --untimed 3 \
-    --sections train,predict,launches | grep '^{' | tee -a "$out" >&2
+    --sections train,predict,launches,profile | grep '^{' | tee -a "$out" >&2
 
 if "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     echo "== PyTorch eager on CUDA" >&2

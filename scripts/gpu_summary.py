@@ -1,5 +1,6 @@
-"""The table scripts/bench-gpu.sh ends with: our training and prediction on the GPU beside
-PyTorch eager's from the same run, with the ratios, and each training step's launches."""
+"""The tables scripts/bench-gpu.sh ends with: our training and prediction on the GPU beside
+PyTorch eager's from the same run, with the ratios, each training step's launches, and where a
+step's GPU time goes, kernel by kernel."""
 import json
 import sys
 
@@ -18,8 +19,8 @@ for batch in sorted(ours):
     theirs = f"{p['train_img_per_s']:,.0f} ({p['train_ms_per_step']:.1f})" if p else "-"
     ratio = f"{o['images_per_second'] / p['train_img_per_s']:.2f}×" if p else "-"
     print(f"| {batch} | {o['images_per_second']:,.0f} ({o['step_ms_median']:.1f}) | {theirs} | {ratio} |")
-if len(ours) >= 2:
-    small, large = min(ours), max(ours)
+batches = sorted(ours)
+for small, large in zip(batches, batches[1:]):
     print(f"step at batch {large} / step at batch {small}: {ours[large]['step_ms_median'] / ours[small]['step_ms_median']:.2f}×")
 
 predict = next((l for l in lines if l.get("bench") == "native_predict_one_with_attention"), None)
@@ -37,3 +38,24 @@ for l in lines:
 for l in lines:
     if l.get("bench") == "launches" and l["what"] != "train_step":
         print(f"{l['what']} ({l['family']}): {l['launches']} launches")
+
+totals = [l for l in lines if l.get("bench") == "kernel_times"]
+for total in totals:
+    what, batch = total["what"], total.get("batch")
+    kernels = [l for l in lines if l.get("bench") == "kernel_time" and l["what"] == what and l.get("batch") == batch]
+    step = ours.get(batch, {}).get("step_ms_median") if batch else None
+    whole = f" of a {step:.1f} ms step (timed above, unprofiled)" if step else ""
+    at = f" at batch {batch}" if batch else ""
+    print(f"\n{what}{at}: {total['kernel_ms']:.2f} ms of kernel time{whole}, {total['launches']} launches "
+          f"({total['clock']} clock, {total['unmeasured']} unmeasured)")
+    by_name = {}
+    for l in kernels:
+        launches, ms = by_name.get(l["kernel"], (0, 0.0))
+        by_name[l["kernel"]] = (launches + l["launches"], ms + l["ms"])
+    print("| kernel | launches | ms | share |")
+    print("|---|---|---|---|")
+    for name, (launches, ms) in sorted(by_name.items(), key=lambda item: -item[1][1]):
+        print(f"| {name} | {launches} | {ms:.3f} | {ms / max(total['kernel_ms'], 1e-9):.1%} |")
+    print("the longest by constants:")
+    for l in kernels[:6]:
+        print(f"  {l['ms']:.3f} ms, {l['launches']}× {l['detail'] or l['kernel']}")

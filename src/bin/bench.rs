@@ -11,7 +11,8 @@
 //! median step; the first step apart, as it compiles the GPU's kernels), the share of a step spent
 //! assembling the batch (augmentation + normalisation), the time of the step's main kernels
 //! alone at its shapes, inference latency of one image with attention, and the prepared asset's
-//! size and decode time when the archive is given.
+//! size and decode time when the archive is given. With `--backend wgpu`, `--sections launches`
+//! counts a step's GPU launches and `--sections profile` times each one.
 
 #[cfg(not(target_family = "wasm"))]
 fn main() {
@@ -79,6 +80,9 @@ mod native {
         /// GPU kernel launches of a training step and a prediction, by kernel, with each of our
         /// kernels' workgroups and longest serial loop, in both kernel families (`--backend wgpu`)
         Launches,
+        /// Each GPU kernel's time in one training step and one explanation, in the adapter's
+        /// kernel family, from the device's timestamps where it has them (`--backend wgpu`)
+        Profile,
     }
 
     pub fn run(arguments: Arguments) -> Result<(), String> {
@@ -105,9 +109,15 @@ mod native {
             if sections.contains(&Section::Launches) {
                 super::launches::report(&context.device, &train, recipe)?;
             }
+            if sections.contains(&Section::Profile) {
+                super::launches::profile_step(&context.device, &train, recipe)?;
+            }
         }
         if sections.contains(&Section::Predict) {
             inference_figures(&context);
+        }
+        if sections.contains(&Section::Profile) {
+            super::launches::profile_explanation(&context.device)?;
         }
         Ok(())
     }
@@ -316,11 +326,12 @@ mod native {
 mod launches {
     use std::collections::BTreeMap;
 
-    use burn::tensor::Device;
+    use burn::tensor::{Device, Int, Tensor};
     use vit_web::data::ImageSet;
     use vit_web::data::augment::AugmentRecipe;
     use vit_web::data::batch::{assemble_batch, batch_tensors};
     use vit_web::data::rng::Pcg32;
+    use vit_web::ops::webgpu::record::timing::{self, KernelTime};
     use vit_web::ops::webgpu::record::{LaunchRecord, count, start_recording, stop_recording, take_records};
     use vit_web::ops::webgpu::{KernelFamily, set_kernel_family};
     use vit_web::training::{Trainer, TrainingRecipe};
@@ -338,22 +349,100 @@ mod launches {
         Ok(())
     }
 
-    fn train_step(device: &Device, train: &ImageSet, recipe: &TrainingRecipe, family: KernelFamily) {
+    /// `--sections profile`: where one training step's GPU time goes, kernel by kernel, in the
+    /// kernel family the adapter gets.
+    pub fn profile_step(device: &Device, train: &ImageSet, recipe: &TrainingRecipe) -> Result<(), String> {
+        on_gpu(device)?;
+        let batch = recipe.batch_size;
+        // Two steps first: the first compiles the kernels and creates AdamW's state.
+        let (mut trainer, mut batch_for) = trainer_after(device, train, recipe, 2);
+        let (images, labels) = batch_for(2);
+        let (_, times) = timing::kernels(
+            || trainer.step(images, labels),
+            |output| assert!(output.loss.clone().into_scalar::<f32>().is_finite()),
+        );
+        print_times("train_step", Some(batch), &times);
+        Ok(())
+    }
+
+    /// `--sections profile`: the same for the page's explanation of a picture.
+    pub fn profile_explanation(device: &Device) -> Result<(), String> {
+        on_gpu(device)?;
+        let config = vit_web::model::VitConfig::tiny();
+        let model = config.init(device);
+        let rgba = vec![128u8; 4 * 32 * 32];
+        let explain = || pollster::block_on(vit_web::inference::explain(&model, &config, &rgba, device)).expect("an explanation");
+        explain();
+        let (_, times) = timing::kernels(explain, |_| ());
+        print_times("predict_one_with_attention", None, &times);
+        Ok(())
+    }
+
+    fn on_gpu(device: &Device) -> Result<(), String> {
+        match vit_web::ops::on_cpu(&Tensor::<1>::zeros([1], device)) {
+            true => Err("--sections profile times GPU kernels: add --backend wgpu".into()),
+            false => Ok(()),
+        }
+    }
+
+    /// One line per kernel and constants, the most time first, then the whole.
+    fn print_times(what: &str, batch: Option<usize>, times: &[KernelTime]) {
+        let batch_field = batch.map(|batch| format!("\"batch\":{batch},")).unwrap_or_default();
+        let mut groups: Vec<(&str, Option<&str>, usize, f64)> = Vec::new();
+        for time in times {
+            let detail = time.detail.as_deref();
+            match groups.iter_mut().find(|(kernel, kept, ..)| *kernel == time.kernel && *kept == detail) {
+                Some(group) => {
+                    group.2 += 1;
+                    group.3 += time.ms.unwrap_or(0.0);
+                }
+                None => groups.push((&time.kernel, detail, 1, time.ms.unwrap_or(0.0))),
+            }
+        }
+        groups.sort_by(|a, b| b.3.total_cmp(&a.3));
+        for (kernel, detail, launches, ms) in groups {
+            println!(
+                "{{\"bench\":\"kernel_time\",\"what\":\"{what}\",{batch_field}\"kernel\":\"{kernel}\",\"detail\":{},\"launches\":{launches},\"ms\":{ms:.4}}}",
+                serde_json::to_string(&detail).expect("strings serialise"),
+            );
+        }
+        let total: f64 = times.iter().filter_map(|time| time.ms).sum();
+        let unmeasured = times.iter().filter(|time| time.ms.is_none()).count();
+        let clock = if times.iter().all(|time| time.device_clock) { "device" } else { "host" };
+        println!(
+            "{{\"bench\":\"kernel_times\",\"what\":\"{what}\",{batch_field}\"launches\":{},\"kernel_ms\":{total:.3},\"unmeasured\":{unmeasured},\"clock\":\"{clock}\"}}",
+            times.len(),
+        );
+    }
+
+    /// A trainer of the recipe's model and its batches, `steps` steps run.
+    fn trainer_after<'a>(
+        device: &Device,
+        train: &'a ImageSet,
+        recipe: &TrainingRecipe,
+        steps: usize,
+    ) -> (Trainer, impl FnMut(usize) -> (Tensor<4>, Tensor<1, Int>) + 'a) {
         let (batch, device) = (recipe.batch_size, device.clone().autodiff());
         device.seed(recipe.seed);
         let model = recipe.preset.config().init(&device);
         let mut trainer = Trainer::new(model, recipe.optimizer.clone(), recipe.total_steps(train.len()), &device);
         let mut rng = Pcg32::new(recipe.seed, 0);
-        let mut batch_for = |step: usize| {
+        let mut batch_for = move |step: usize| {
             let indices: Vec<usize> = (0..batch).map(|i| (step * batch + i) % train.len()).collect();
             batch_tensors(assemble_batch(train, &indices, AugmentRecipe::Flip, &mut rng), &device)
         };
-        // The first step compiles the kernels and creates AdamW's state; the second is a step
-        // like every later one.
-        for step in 0..1 {
+        for step in 0..steps {
             let (images, labels) = batch_for(step);
             let _ = trainer.step(images, labels).loss.into_scalar::<f32>();
         }
+        (trainer, batch_for)
+    }
+
+    fn train_step(device: &Device, train: &ImageSet, recipe: &TrainingRecipe, family: KernelFamily) {
+        let batch = recipe.batch_size;
+        // The first step compiles the kernels and creates AdamW's state; the second is a step
+        // like every later one.
+        let (mut trainer, mut batch_for) = trainer_after(device, train, recipe, 1);
         let (images, labels) = batch_for(1);
         start_recording();
         let (output, counts) = count::launches(|| trainer.step(images, labels));
@@ -415,5 +504,17 @@ mod launches {
         _recipe: &vit_web::training::TrainingRecipe,
     ) -> Result<(), String> {
         Err("--sections launches counts GPU launches: build with --features wgpu and add --backend wgpu".into())
+    }
+
+    pub fn profile_step(
+        device: &burn::tensor::Device,
+        _train: &vit_web::data::ImageSet,
+        _recipe: &vit_web::training::TrainingRecipe,
+    ) -> Result<(), String> {
+        profile_explanation(device)
+    }
+
+    pub fn profile_explanation(_device: &burn::tensor::Device) -> Result<(), String> {
+        Err("--sections profile times GPU kernels: build with --features wgpu and add --backend wgpu".into())
     }
 }

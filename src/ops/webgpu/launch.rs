@@ -108,6 +108,7 @@ pub fn launch<K: WgslKernel>(kernel: K, grid: Grid, buffers: &[&CubeTensor], uni
     let [x, y, z] = kernel.workgroup();
     record(|| LaunchRecord {
         kernel: short_name::<K>(),
+        detail: format!("{kernel:?}"),
         workgroups: grid.workgroups(),
         invocations: grid.workgroups() * u64::from(x * y * z),
         serial_steps: serial.steps,

@@ -9,6 +9,8 @@ use std::cell::RefCell;
 pub struct LaunchRecord {
     /// The kernel's name, as cubecl's launch observer also reports it.
     pub kernel: &'static str,
+    /// The kernel's constants as its `Debug` writes them: the shape, the split, the epilogue.
+    pub detail: String,
     pub workgroups: u64,
     pub invocations: u64,
     /// The most steps one invocation's main loop runs.
@@ -127,5 +129,109 @@ pub mod count {
             assert_eq!(kernel_name("burn_cubecl::kernel::binary::KernelBinop<f32, burn_cubecl::ops::AddOp>"), "KernelBinop<AddOp>");
             assert_eq!(kernel_name("cubecl_std::FullKernel<f32>"), "FullKernel");
         }
+    }
+}
+
+/// Every kernel launch some work issued, with its GPU time, through cubecl's launch observer:
+/// where a step's time goes on a real GPU, kernel by kernel. Each measurement is kept unread
+/// until the work is done, so the kernels still run back to back; on an adapter with timestamp
+/// queries (every GPU wgpu drives natively) the times are the device's own. Native only: it
+/// blocks on the device's answers, which a browser's event loop cannot.
+#[cfg(all(gpu, not(target_family = "wasm")))]
+pub mod timing {
+    use std::sync::{Arc, Mutex};
+
+    use burn_cubecl::cubecl::logging::{
+        Duration, LaunchObservation, LaunchObserver, ProfileDuration, TimingMethod, TimingRequest,
+    };
+
+    use super::{count::kernel_name, start_recording, stop_recording, take_records};
+
+    /// One launch and its time.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct KernelTime {
+        /// As [`count::kernel_name`](super::count::kernel_name) shortens it.
+        pub kernel: String,
+        /// Our kernels' constants ([`LaunchRecord::detail`](super::LaunchRecord::detail)), so
+        /// the products of one step tell apart; burn's have none.
+        pub detail: Option<String>,
+        /// `None` where the device answered with no measurement.
+        pub ms: Option<f64>,
+        /// Whether the time is the device's (timestamp queries) rather than the host's around
+        /// a blocking submit, which counts the submission too.
+        pub device_clock: bool,
+    }
+
+    enum Measurement {
+        Unread(ProfileDuration),
+        Read(Duration, TimingMethod),
+    }
+
+    #[derive(Default)]
+    struct Timer(Mutex<Vec<(&'static str, Option<Measurement>)>>);
+
+    impl LaunchObserver for Timer {
+        fn launched(&self, kernel: &'static str) {
+            self.0.lock().expect("the timer's lock").push((kernel, None));
+        }
+
+        fn timing(&self) -> TimingRequest {
+            TimingRequest::Deferred
+        }
+
+        fn profiled(&self, kernel: &'static str, profile: ProfileDuration) {
+            self.keep(kernel, Measurement::Unread(profile));
+        }
+
+        /// Where cubecl's profiling logger is on, it reads each measurement and passes it on.
+        fn timed(&self, kernel: &'static str, duration: Duration, method: TimingMethod) {
+            self.keep(kernel, Measurement::Read(duration, method));
+        }
+    }
+
+    impl Timer {
+        /// A launch's measurement arrives after it was reported: it is the latest launch of
+        /// that kernel still without one.
+        fn keep(&self, kernel: &'static str, measurement: Measurement) {
+            let mut launches = self.0.lock().expect("the timer's lock");
+            if let Some(slot) = launches.iter_mut().rev().find(|(name, kept)| *name == kernel && kept.is_none()) {
+                slot.1 = Some(measurement);
+            }
+        }
+    }
+
+    /// Runs `work`, waits for the device with `sync`, and returns each launch it issued in
+    /// order with its time.
+    pub fn kernels<R>(work: impl FnOnce() -> R, sync: impl FnOnce(&R)) -> (R, Vec<KernelTime>) {
+        let timer = Arc::new(Timer::default());
+        start_recording();
+        let watching = LaunchObservation::new(timer.clone());
+        let result = work();
+        drop(watching);
+        let mut records = take_records().into_iter().peekable();
+        stop_recording();
+        sync(&result);
+        let launches = std::mem::take(&mut *timer.0.lock().expect("the timer's lock"));
+        let times = launches
+            .into_iter()
+            .map(|(kernel, measurement)| {
+                let kernel = kernel_name(kernel);
+                // Our launches were recorded in the order they were issued.
+                let detail = records.next_if(|record| record.kernel == kernel).map(|record| record.detail);
+                let (ms, device_clock) = match measurement {
+                    Some(Measurement::Unread(profile)) => {
+                        let device_clock = profile.timing_method() == TimingMethod::Device;
+                        let ticks = pollster::block_on(profile.resolve());
+                        (ticks.map(|ticks| ticks.duration().as_secs_f64() * 1e3), device_clock)
+                    }
+                    Some(Measurement::Read(duration, method)) => {
+                        (Some(duration.as_secs_f64() * 1e3), method == TimingMethod::Device)
+                    }
+                    None => (None, false),
+                };
+                KernelTime { kernel, detail, ms, device_clock }
+            })
+            .collect();
+        (result, times)
     }
 }
