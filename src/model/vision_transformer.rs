@@ -1,6 +1,6 @@
 use crate::ops::token_assembly::class_and_positions;
 use crate::ops::{dropout, linear};
-use crate::ops::layer_norm::{self, layer_norm};
+use crate::ops::layer_norm::{self, first_token_layer_norm};
 use burn::module::{Module, Param};
 use burn::nn::{Dropout, DropoutConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Device, Distribution, Tensor};
@@ -131,7 +131,7 @@ impl VisionTransformer {
             }
         }
         // The norm acts on each token alone, so only the class token is normalised.
-        let class_output = layer_norm(&self.norm, tokens.narrow(1, 0, 1)); // [batch, 1, embed_dim]
+        let class_output = first_token_layer_norm(&self.norm, tokens); // [batch, 1, embed_dim]
         // Through the page's dense operation, as every other layer: on a GPU one launch with its
         // bias, where burn's Linear takes a product and an addition.
         let logits = linear(&self.head, class_output).reshape([batch, self.classes()]);

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | [`dense`] `x·W + b` | one fused product, a `gemm` per thread ([`dense::cpu`]) | tiled or register-blocked WGSL products, weight and bias gradients split over the batch ([`dense::webgpu`]) |
 //! | [`attention`] `softmax(QKᵀ/√d)·V` | one strided pass per head ([`attention::cpu`]) | a workgroup per head, one launch each way ([`attention::webgpu`]) |
-//! | [`layer_norm`] | one pass per row each way ([`layer_norm::cpu`]) | an invocation per row, scale and shift gradients split over the batch ([`layer_norm::webgpu`]) |
+//! | [`layer_norm`], and of each image's [CLS] alone (rows read where they lie) | one pass per row each way ([`layer_norm::cpu`]) | an invocation per row, scale and shift gradients split over the batch ([`layer_norm::webgpu`]) |
 //! | [`gelu`] exact `x·Φ(x)` | a vectorised erf ([`gelu::cpu`]) | the same erf in WGSL ([`gelu::webgpu`]) |
 //! | [`dropout`] (the `small` preset's) | masks written on every core ([`cpu::dropout_mask`]), inside the fused attention too | burn's `Dropout` |
 //! | [`cross_entropy`] the loss and the count of right answers | (burn's loss; the same arithmetic on slices for tests) | one launch each way ([`cross_entropy::webgpu`]) |

@@ -12,6 +12,7 @@ use burn::backend::tensor::FloatTensor;
 #[derive(Debug)]
 struct FusedLayerNormBackward {
     epsilon: f64,
+    every: usize,
 }
 
 impl<B: FusedLayerNorm> Backward<B, 3> for FusedLayerNormBackward {
@@ -30,7 +31,7 @@ impl<B: FusedLayerNorm> Backward<B, 3> for FusedLayerNormBackward {
         let x = checkpointer.retrieve_node_output::<B::FloatTensorPrimitive>(x);
         let gamma = checkpointer.retrieve_node_output::<B::FloatTensorPrimitive>(gamma);
         let (grad_x, grad_gamma, grad_beta) =
-            B::fused_layer_norm_backward(x, gamma, grad, self.epsilon);
+            B::fused_layer_norm_backward(x, gamma, grad, self.epsilon, self.every);
         for (node, grad) in [(x_node, grad_x), (gamma_node, grad_gamma), (beta_node, grad_beta)] {
             if let Some(node) = node {
                 grads.register::<B>(node.id, grad);
@@ -45,8 +46,9 @@ impl<B: FusedLayerNorm, C: CheckpointStrategy> FusedLayerNorm for Autodiff<B, C>
         gamma: FloatTensor<Self>,
         beta: FloatTensor<Self>,
         epsilon: f64,
+        every: usize,
     ) -> FloatTensor<Self> {
-        let backward = FusedLayerNormBackward { epsilon };
+        let backward = FusedLayerNormBackward { epsilon, every };
         match backward
             .prepare::<C>([x.node(), gamma.node(), beta.node()])
             .compute_bound()
@@ -59,6 +61,7 @@ impl<B: FusedLayerNorm, C: CheckpointStrategy> FusedLayerNorm for Autodiff<B, C>
                     gamma.into_primitive(),
                     beta.into_primitive(),
                     epsilon,
+                    every,
                 );
                 prep.finish(state, out)
             }
@@ -67,6 +70,7 @@ impl<B: FusedLayerNorm, C: CheckpointStrategy> FusedLayerNorm for Autodiff<B, C>
                 gamma.into_primitive(),
                 beta.into_primitive(),
                 epsilon,
+                every,
             )),
         }
     }
@@ -77,6 +81,7 @@ impl<B: FusedLayerNorm, C: CheckpointStrategy> FusedLayerNorm for Autodiff<B, C>
         _gamma: FloatTensor<Self>,
         _grad: FloatTensor<Self>,
         _epsilon: f64,
+        _every: usize,
     ) -> (FloatTensor<Self>, FloatTensor<Self>, FloatTensor<Self>) {
         unimplemented!("the fused layer norm has no second derivative")
     }

@@ -17,19 +17,22 @@ use burn::tensor::Tensor;
 /// Layer normalisation with a scale and a shift as a backend operation.
 #[backend_extension(Cube: cfg(gpu), Flex, Autodiff)]
 pub trait FusedLayerNorm: Backend {
-    /// `x [rows, width]` normalised per row, times `gamma [width]`, plus `beta [width]`.
+    /// Every `every`-th row of `x [rows · every, width]` (from the first; `every` = 1: each
+    /// row) normalised, times `gamma [width]`, plus `beta [width]`: `[rows, width]`.
     fn fused_layer_norm(
         x: FloatTensor<Self>,
         gamma: FloatTensor<Self>,
         beta: FloatTensor<Self>,
         epsilon: f64,
+        every: usize,
     ) -> FloatTensor<Self>;
-    /// `(∂x, ∂gamma, ∂beta)` from `∂out`.
+    /// `(∂x, ∂gamma, ∂beta)` from `∂out [rows, width]`, `∂x` zero on the rows not normalised.
     fn fused_layer_norm_backward(
         x: FloatTensor<Self>,
         gamma: FloatTensor<Self>,
         grad: FloatTensor<Self>,
         epsilon: f64,
+        every: usize,
     ) -> (FloatTensor<Self>, FloatTensor<Self>, FloatTensor<Self>);
 }
 
@@ -57,6 +60,27 @@ fn fits_gpu(width: usize) -> bool {
     width.is_multiple_of(4) && width <= 1024
 }
 
+/// `norm` applied to each image's first token alone ([CLS]): the same as
+/// `layer_norm(norm, x.narrow(1, 0, 1))`, with the rows read where they lie. A narrow would copy
+/// them out first, and its backward pass fill a gradient of zeros and assign theirs into it (on
+/// a GPU three launches; here the normalisation's backward writes the zeros).
+///
+/// # Shapes
+/// - x: `[batch, tokens, width]`
+/// - output: `[batch, 1, width]`
+pub fn first_token_layer_norm(norm: &LayerNorm, x: Tensor<3>) -> Tensor<3> {
+    let [batch, tokens, width] = x.dims();
+    match &norm.beta {
+        Some(beta) if super::on_cpu(&x) || fits_gpu(width) => {
+            let rows = x.reshape([batch * tokens, width]).into_dispatch();
+            let (gamma, beta) = (norm.gamma.val().into_dispatch(), beta.val().into_dispatch());
+            let out = <Dispatch as FusedLayerNorm>::fused_layer_norm(rows, gamma, beta, EPSILON, tokens);
+            Tensor::<2>::from_dispatch(out).reshape([batch, 1, width])
+        }
+        _ => norm.forward(x.narrow(1, 0, 1)),
+    }
+}
+
 /// `x` normalised per row, times `gamma`, plus `beta`, through [`FusedLayerNorm`].
 ///
 /// # Shapes
@@ -64,7 +88,7 @@ fn fits_gpu(width: usize) -> bool {
 pub fn fused_layer_norm(x: Tensor<3>, gamma: Tensor<1>, beta: Tensor<1>, epsilon: f64) -> Tensor<3> {
     let [batch, tokens, width] = x.dims();
     let rows = x.reshape([batch * tokens, width]).into_dispatch();
-    let out = <Dispatch as FusedLayerNorm>::fused_layer_norm(rows, gamma.into_dispatch(), beta.into_dispatch(), epsilon);
+    let out = <Dispatch as FusedLayerNorm>::fused_layer_norm(rows, gamma.into_dispatch(), beta.into_dispatch(), epsilon, 1);
     Tensor::<2>::from_dispatch(out).reshape([batch, tokens, width])
 }
 
@@ -91,6 +115,31 @@ mod tests {
         assert_matches_burns(
             layer_norm(&norm, x.clone()),
             norm.forward(x.clone()),
+            |grads| {
+                vec![
+                    x.grad(grads).unwrap().into_data(),
+                    norm.gamma.grad(grads).unwrap().into_data(),
+                    beta.grad(grads).unwrap().into_data(),
+                ]
+            },
+            Tolerance::absolute(1e-5),
+        );
+    }
+
+    /// Each image's first token normalised alone is the narrow then the norm: the output, the
+    /// input's gradient (zero off the first tokens) and the scale's and shift's.
+    #[test]
+    fn first_token_layer_norm_is_the_narrowed_norm() {
+        let device = Device::flex().autodiff();
+        let mut norm = LayerNormConfig::new(6).with_epsilon(EPSILON).init(&device);
+        let random = || Tensor::<1>::random([6], Distribution::Normal(0.0, 1.0), &device);
+        norm.gamma = Param::from_tensor(random());
+        norm.beta = Some(Param::from_tensor(random()));
+        let x = Tensor::<3>::random([3, 5, 6], Distribution::Normal(1.0, 2.0), &device).require_grad();
+        let beta = norm.beta.as_ref().unwrap();
+        assert_matches_burns(
+            first_token_layer_norm(&norm, x.clone()),
+            norm.forward(x.clone().narrow(1, 0, 1)),
             |grads| {
                 vec![
                     x.grad(grads).unwrap().into_data(),

@@ -230,7 +230,8 @@ pub async fn mlp_blocks(device: &Device) -> CheckResult {
 }
 
 /// The layer norm's output and its three gradients against burn's `LayerNorm` on the CPU, over a
-/// few rows and over more than one invocation may sum (the scale's and shift's gradients split).
+/// few rows and over more than one invocation may sum (the scale's and shift's gradients split);
+/// and the same of each image's first token alone against burn's narrow, then the norm.
 pub async fn layer_norms(device: &Device) -> CheckResult {
     use burn::nn::LayerNormConfig;
     let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
@@ -239,16 +240,23 @@ pub async fn layer_norms(device: &Device) -> CheckResult {
         async move {
             // Rows enough for the scale's and shift's sums to be split, and for their partial
             // sums to take a workgroup each (more than 32 ranges of 256 rows).
-            for [batch, tokens, width] in [[2, 65, 128], [70, 65, 16], [140, 65, 8]] {
-                let what = format!("layer norm [{batch}, {tokens}, {width}]");
+            let shapes = [[2, 65, 128], [70, 65, 16], [140, 65, 8]];
+            for ([batch, tokens, width], first_token) in shapes.into_iter().flat_map(|shape| [(shape, false), (shape, true)]) {
+                let what = format!("layer norm [{batch}, {tokens}, {width}]{}", if first_token { ", first tokens" } else { "" });
                 let seed = (batch * tokens * width) as u64;
                 let run = |device: &Device, ours: bool| {
                     let mut norm = LayerNormConfig::new(width).with_epsilon(crate::ops::layer_norm::EPSILON).init(device);
                     norm.gamma = Param::from_tensor(tensor([width], seed, device));
                     norm.beta = Some(Param::from_tensor(tensor([width], seed + 1, device)));
                     let x = (tensor([batch, tokens, width], seed + 2, device) * 3.0 + 0.5).require_grad();
-                    let out = if ours { crate::ops::layer_norm(&norm, x.clone()) } else { norm.forward(x.clone()) };
-                    let grads = (out.clone() * tensor([batch, tokens, width], seed + 3, device)).sum().backward();
+                    let out = match (ours, first_token) {
+                        (true, false) => crate::ops::layer_norm(&norm, x.clone()),
+                        (false, false) => norm.forward(x.clone()),
+                        (true, true) => crate::ops::layer_norm::first_token_layer_norm(&norm, x.clone()),
+                        (false, true) => norm.forward(x.clone().narrow(1, 0, 1)),
+                    };
+                    let out_rows = if first_token { 1 } else { tokens };
+                    let grads = (out.clone() * tensor([batch, out_rows, width], seed + 3, device)).sum().backward();
                     let beta = norm.beta.as_ref().expect("a shift");
                     let gradients = [norm.gamma.grad(&grads).expect("∂gamma"), beta.grad(&grads).expect("∂beta")];
                     (out.detach(), x.grad(&grads).expect("∂x"), gradients)

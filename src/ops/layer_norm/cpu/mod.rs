@@ -23,21 +23,17 @@ impl FusedLayerNorm for Flex {
         gamma: FloatTensor<Self>,
         beta: FloatTensor<Self>,
         epsilon: f64,
+        every: usize,
     ) -> FloatTensor<Self> {
-        let shape = norm_shape(&x, epsilon);
+        let shape = norm_shape(&x, epsilon, every);
         let (x, gamma, beta) = (
             cpu_tensor::contiguous(x),
             cpu_tensor::contiguous(gamma),
             cpu_tensor::contiguous(beta),
         );
         let mut out = cpu_tensor::zeros(shape.rows * shape.width);
-        kernels::forward(
-            shape,
-            cpu_tensor::values(&x),
-            cpu_tensor::values(&gamma),
-            cpu_tensor::values(&beta),
-            &mut out,
-        );
+        let x = every_nth_row(cpu_tensor::values(&x), shape.width, every);
+        kernels::forward(shape, &x, cpu_tensor::values(&gamma), cpu_tensor::values(&beta), &mut out);
         cpu_tensor::from_values(out, [shape.rows, shape.width])
     }
 
@@ -46,8 +42,9 @@ impl FusedLayerNorm for Flex {
         gamma: FloatTensor<Self>,
         grad: FloatTensor<Self>,
         epsilon: f64,
+        every: usize,
     ) -> (FloatTensor<Self>, FloatTensor<Self>, FloatTensor<Self>) {
-        let shape = norm_shape(&x, epsilon);
+        let shape = norm_shape(&x, epsilon, every);
         let (x, gamma, grad) = (
             cpu_tensor::contiguous(x),
             cpu_tensor::contiguous(gamma),
@@ -57,23 +54,42 @@ impl FusedLayerNorm for Flex {
         let (mut grad_gamma, mut grad_beta) = (vec![0.0; shape.width], vec![0.0; shape.width]);
         kernels::backward(
             shape,
-            cpu_tensor::values(&x),
+            &every_nth_row(cpu_tensor::values(&x), shape.width, every),
             cpu_tensor::values(&gamma),
             cpu_tensor::values(&grad),
             &mut grad_x,
             &mut grad_gamma,
             &mut grad_beta,
         );
+        if every > 1 {
+            // The rows between the normalised ones had no part in the output.
+            let mut spread = cpu_tensor::zeros(shape.rows * every * shape.width);
+            for (row, values) in grad_x.chunks(shape.width).enumerate() {
+                let at = row * every * shape.width;
+                spread[at..at + shape.width].copy_from_slice(values);
+            }
+            grad_x = spread;
+        }
         (
-            cpu_tensor::from_values(grad_x, [shape.rows, shape.width]),
+            cpu_tensor::from_values(grad_x, [shape.rows * every, shape.width]),
             cpu_tensor::from_values(grad_gamma, [shape.width]),
             cpu_tensor::from_values(grad_beta, [shape.width]),
         )
     }
 }
 
-fn norm_shape(x: &FlexTensor, epsilon: f64) -> NormShape {
+/// The shape of the rows normalised: every `every`-th of `x`'s.
+fn norm_shape(x: &FlexTensor, epsilon: f64, every: usize) -> NormShape {
     let dims = x.shape();
     assert_eq!(dims.num_dims(), 2, "a layer norm's input is [rows, width]");
-    NormShape { rows: dims[0], width: dims[1], epsilon: epsilon as f32 }
+    assert!(every > 0 && dims[0].is_multiple_of(every), "{} rows in groups of {every}", dims[0]);
+    NormShape { rows: dims[0] / every, width: dims[1], epsilon: epsilon as f32 }
+}
+
+/// Every `every`-th row of `values` (rows of `width`), borrowed where that is all of them.
+fn every_nth_row(values: &[f32], width: usize, every: usize) -> std::borrow::Cow<'_, [f32]> {
+    if every == 1 {
+        return values.into();
+    }
+    values.chunks(width).step_by(every).flatten().copied().collect::<Vec<_>>().into()
 }

@@ -1,10 +1,11 @@
 // The scale's and shift's gradients of a layer norm, Σ_rows ∂out·x̂ and Σ_rows ∂out, split over
-// the rows: one workgroup per range of RANGE rows, its invocations laid out as ROW_LANES rows of
-// WIDTH4 column quads, so that a row's neighbouring values go to neighbouring invocations. Each
-// invocation adds every ROW_LANES-th row of the range, the workgroup adds its rows' sums, and
-// the range's partial sums go to parts [RANGES, 2, WIDTH] (scale's, then shift's), which the
-// partials kernel adds.
+// the rows of grad [ROWS, WIDTH] (whose x is every EVERY-th row of x [ROWS · EVERY, WIDTH]): one
+// workgroup per range of RANGE rows, its invocations laid out as ROW_LANES rows of WIDTH4 column
+// quads, so that a row's neighbouring values go to neighbouring invocations. Each invocation adds
+// every ROW_LANES-th row of the range, the workgroup adds its rows' sums, and the range's partial
+// sums go to parts [RANGES, 2, WIDTH] (scale's, then shift's), which the partials kernel adds.
 const ROWS: u32 = {{rows}}u;
+const EVERY: u32 = {{every}}u;
 const WIDTH4: u32 = {{width4}}u;
 const RANGES: u32 = {{ranges}}u;
 const RANGE: u32 = {{range}}u;
@@ -33,7 +34,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
         for (var row = range * RANGE + row_lane; row < end; row += ROW_LANES) {
             let s = statistics[row];
             let g = grad[row * WIDTH4 + c];
-            scale += g * (x[row * WIDTH4 + c] - s.x) * s.y;
+            scale += g * (x[row * EVERY * WIDTH4 + c] - s.x) * s.y;
             shift += g;
         }
     }

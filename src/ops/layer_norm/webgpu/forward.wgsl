@@ -1,6 +1,9 @@
-// out = (x − mean)/√(variance + ε) · gamma + beta over each row of x [ROWS, WIDTH]: one
-// invocation per row, its WIDTH values read in vec4s (a row is short: 128 values in the model).
+// out = (x − mean)/√(variance + ε) · gamma + beta over every EVERY-th row of x
+// [ROWS · EVERY, WIDTH] (EVERY = 1: each row; the tokens per image: each image's [CLS]), into
+// out [ROWS, WIDTH]: one invocation per row, its WIDTH values read in vec4s (a row is short: 128
+// values in the model).
 const ROWS: u32 = {{rows}}u;
+const EVERY: u32 = {{every}}u;
 const WIDTH4: u32 = {{width4}}u;
 const EPSILON: f32 = {{epsilon}};
 
@@ -17,11 +20,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     if (row >= ROWS) {
         return;
     }
-    let base = row * WIDTH4;
+    let base = row * EVERY * WIDTH4;
     let statistics = statistics_of(base);
     let mean = statistics.x;
     let inverse_deviation = statistics.y;
     for (var c = 0u; c < WIDTH4; c++) {
-        out[base + c] = (x[base + c] - mean) * inverse_deviation * gamma[c] + beta[c];
+        out[row * WIDTH4 + c] = (x[base + c] - mean) * inverse_deviation * gamma[c] + beta[c];
     }
 }

@@ -2,7 +2,9 @@
 //! (`backward_rows.wgsl`, which also keeps each row's statistics), and the scale's and shift's
 //! gradients summed over ranges of rows in parallel (`backward_columns.wgsl`) and then over the
 //! ranges ([`sum_partials`]). The same kernels serve both kernel families: a row's 128 values are
-//! a short loop on either. A width that is no multiple of 4 takes burn's composition.
+//! a short loop on either. A width that is no multiple of 4 takes burn's composition. Normalising
+//! every n-th row only (each image's [CLS]) reads the rows where they lie and writes the zeros of
+//! the rows between into the input's gradient itself.
 
 use burn::backend::Cube;
 use burn::backend::tensor::FloatTensor;
@@ -15,7 +17,9 @@ use crate::ops::webgpu::{KernelFamily, kernel_family};
 /// Rows and width of a normalisation, and its ε (as bits, so the kernel is hashable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Rows {
+    /// The rows normalised: every `every`-th of the input's.
     rows: usize,
+    every: usize,
     width: usize,
     epsilon_bits: u32,
 }
@@ -24,6 +28,7 @@ impl Rows {
     fn constants(&self) -> Vec<(&'static str, String)> {
         vec![
             ("rows", self.rows.to_string()),
+            ("every", self.every.to_string()),
             ("width4", (self.width / 4).to_string()),
             ("epsilon", format!("{:?}", f32::from_bits(self.epsilon_bits))),
             ("statistics", include_str!("statistics.wgsl").into()),
@@ -76,14 +81,15 @@ const WANTED_COLUMN_WORKGROUPS: usize = 512;
 /// The widest row the columns' pass takes: 256 invocations, one per quad of columns.
 pub const MAX_WIDTH: usize = 1024;
 
-fn rows_of(x: &FloatTensor<Cube>, epsilon: f64) -> Rows {
+fn rows_of(x: &FloatTensor<Cube>, epsilon: f64, every: usize) -> Rows {
     let dims = dims(x);
     assert_eq!(dims.len(), 2, "a layer norm's input is [rows, width]");
     assert!(
         dims[1].is_multiple_of(4) && dims[1] <= MAX_WIDTH && is_f32(x),
         "the GPU layer norm takes f32 rows of a multiple of 4 up to {MAX_WIDTH} (see super::layer_norm)"
     );
-    Rows { rows: dims[0], width: dims[1], epsilon_bits: (epsilon as f32).to_bits() }
+    assert!(every > 0 && dims[0].is_multiple_of(every), "{} rows in groups of {every}", dims[0]);
+    Rows { rows: dims[0] / every, every, width: dims[1], epsilon_bits: (epsilon as f32).to_bits() }
 }
 
 impl FusedLayerNorm for Cube {
@@ -92,8 +98,9 @@ impl FusedLayerNorm for Cube {
         gamma: FloatTensor<Self>,
         beta: FloatTensor<Self>,
         epsilon: f64,
+        every: usize,
     ) -> FloatTensor<Self> {
-        let shape = rows_of(&x, epsilon);
+        let shape = rows_of(&x, epsilon, every);
         let (x, gamma, beta) = (bindable(x), bindable(gamma), bindable(beta));
         let out = empty_like(&x, &[shape.rows, shape.width]);
         let serial = Serial { steps: (shape.width / 4) as u64, batch_sum: 0 };
@@ -107,16 +114,17 @@ impl FusedLayerNorm for Cube {
         gamma: FloatTensor<Self>,
         grad: FloatTensor<Self>,
         epsilon: f64,
+        every: usize,
     ) -> (FloatTensor<Self>, FloatTensor<Self>, FloatTensor<Self>) {
-        let shape = rows_of(&x, epsilon);
+        let shape = rows_of(&x, epsilon, every);
         let family = kernel_family(|| on_software_adapter(&x));
         let (x, gamma, grad) = (bindable(x), bindable(gamma), bindable(grad));
         let Rows { rows, width, .. } = shape;
 
-        let grad_x = empty_like(&x, &[rows, width]);
+        let grad_x = empty_like(&x, &[rows * every, width]);
         let statistics = empty_like(&x, &[rows, 2]);
         let serial = Serial { steps: (width / 4) as u64, batch_sum: 0 };
-        let grid = Grid::covering(&LayerNormBackwardRows(shape), rows as u64);
+        let grid = Grid::covering(&LayerNormBackwardRows(shape), (rows * every) as u64);
         launch(LayerNormBackwardRows(shape), grid, &[&x, &gamma, &grad, &grad_x, &statistics], &[], serial);
 
         let wanted = match family {
