@@ -337,9 +337,7 @@ mod launches {
     use vit_web::training::{Trainer, TrainingRecipe};
 
     pub fn report(device: &Device, train: &ImageSet, recipe: &TrainingRecipe) -> Result<(), String> {
-        if vit_web::ops::on_cpu(&burn::tensor::Tensor::<1>::zeros([1], device)) {
-            return Err("--sections launches counts GPU launches: add --backend wgpu".into());
-        }
+        on_gpu(device, "--sections launches counts GPU launches")?;
         for family in [KernelFamily::Software, KernelFamily::Hardware] {
             set_kernel_family(Some(family));
             train_step(device, train, recipe, family);
@@ -352,7 +350,7 @@ mod launches {
     /// `--sections profile`: where one training step's GPU time goes, kernel by kernel, in the
     /// kernel family the adapter gets.
     pub fn profile_step(device: &Device, train: &ImageSet, recipe: &TrainingRecipe) -> Result<(), String> {
-        on_gpu(device)?;
+        on_gpu(device, PROFILE_ON_GPU)?;
         let batch = recipe.batch_size;
         // Two steps first: the first compiles the kernels and creates AdamW's state.
         let (mut trainer, mut batch_for) = trainer_after(device, train, recipe, 2);
@@ -367,7 +365,7 @@ mod launches {
 
     /// `--sections profile`: the same for the page's explanation of a picture.
     pub fn profile_explanation(device: &Device) -> Result<(), String> {
-        on_gpu(device)?;
+        on_gpu(device, PROFILE_ON_GPU)?;
         let config = vit_web::model::VitConfig::tiny();
         let model = config.init(device);
         let rgba = vec![128u8; 4 * 32 * 32];
@@ -378,9 +376,12 @@ mod launches {
         Ok(())
     }
 
-    fn on_gpu(device: &Device) -> Result<(), String> {
+    const PROFILE_ON_GPU: &str = "--sections profile times GPU kernels";
+
+    /// An error saying what `section` does where `device` is the CPU.
+    fn on_gpu(device: &Device, section: &str) -> Result<(), String> {
         match vit_web::ops::on_cpu(&Tensor::<1>::zeros([1], device)) {
-            true => Err("--sections profile times GPU kernels: add --backend wgpu".into()),
+            true => Err(format!("{section}: add --backend wgpu")),
             false => Ok(()),
         }
     }
@@ -408,7 +409,8 @@ mod launches {
         }
         let total: f64 = times.iter().filter_map(|time| time.ms).sum();
         let unmeasured = times.iter().filter(|time| time.ms.is_none()).count();
-        let clock = if times.iter().all(|time| time.device_clock) { "device" } else { "host" };
+        let measured = || times.iter().filter(|time| time.ms.is_some());
+        let clock = if measured().all(|time| time.device_clock) { "device" } else { "host" };
         println!(
             "{{\"bench\":\"kernel_times\",\"what\":\"{what}\",{batch_field}\"launches\":{},\"kernel_ms\":{total:.3},\"unmeasured\":{unmeasured},\"clock\":\"{clock}\"}}",
             times.len(),

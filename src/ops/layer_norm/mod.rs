@@ -47,17 +47,11 @@ pub const EPSILON: f64 = 1e-5;
 /// # Shapes
 /// - x, output: `[batch, tokens, width]`
 pub fn layer_norm(norm: &LayerNorm, x: Tensor<3>) -> Tensor<3> {
-    match &norm.beta {
-        Some(beta) if super::on_cpu(&x) || fits_gpu(x.dims()[2]) => {
-            fused_layer_norm(x, norm.gamma.val(), beta.val(), EPSILON)
-        }
-        _ => norm.forward(x),
+    let [batch, tokens, width] = x.dims();
+    match fused_parameters(norm, &x) {
+        Some((gamma, beta)) => every_nth_row_normalised(x, gamma, beta, 1).reshape([batch, tokens, width]),
+        None => norm.forward(x),
     }
-}
-
-/// Whether the GPU kernels take rows of `width` (vec4 loads, a workgroup of column quads).
-fn fits_gpu(width: usize) -> bool {
-    width.is_multiple_of(4) && width <= 1024
 }
 
 /// `norm` applied to each image's first token alone ([CLS]): the same as
@@ -70,26 +64,35 @@ fn fits_gpu(width: usize) -> bool {
 /// - output: `[batch, 1, width]`
 pub fn first_token_layer_norm(norm: &LayerNorm, x: Tensor<3>) -> Tensor<3> {
     let [batch, tokens, width] = x.dims();
-    match &norm.beta {
-        Some(beta) if super::on_cpu(&x) || fits_gpu(width) => {
-            let rows = x.reshape([batch * tokens, width]).into_dispatch();
-            let (gamma, beta) = (norm.gamma.val().into_dispatch(), beta.val().into_dispatch());
-            let out = <Dispatch as FusedLayerNorm>::fused_layer_norm(rows, gamma, beta, EPSILON, tokens);
-            Tensor::<2>::from_dispatch(out).reshape([batch, 1, width])
-        }
-        _ => norm.forward(x.narrow(1, 0, 1)),
+    match fused_parameters(norm, &x) {
+        Some((gamma, beta)) => every_nth_row_normalised(x, gamma, beta, tokens).reshape([batch, 1, width]),
+        None => norm.forward(x.narrow(1, 0, 1)),
     }
 }
 
-/// `x` normalised per row, times `gamma`, plus `beta`, through [`FusedLayerNorm`].
+/// `norm`'s scale and shift where [`FusedLayerNorm`] takes `x`: a norm with a shift, on the CPU
+/// or at a width the GPU kernels fit.
+fn fused_parameters(norm: &LayerNorm, x: &Tensor<3>) -> Option<(Tensor<1>, Tensor<1>)> {
+    let beta = norm.beta.as_ref()?;
+    (super::on_cpu(x) || fits_gpu(x.dims()[2])).then(|| (norm.gamma.val(), beta.val()))
+}
+
+/// Whether the GPU kernels take rows of `width` (vec4 loads, a workgroup of column quads).
+fn fits_gpu(width: usize) -> bool {
+    width.is_multiple_of(4) && width <= 1024
+}
+
+/// Every `every`-th row of `x`'s `batch · tokens` rows normalised with [`EPSILON`], times
+/// `gamma`, plus `beta`, through [`FusedLayerNorm`].
 ///
 /// # Shapes
-/// - x, output: `[batch, tokens, width]`; gamma, beta: `[width]`
-pub fn fused_layer_norm(x: Tensor<3>, gamma: Tensor<1>, beta: Tensor<1>, epsilon: f64) -> Tensor<3> {
+/// - x: `[batch, tokens, width]`; gamma, beta: `[width]`
+/// - output: `[batch · tokens / every, width]`
+fn every_nth_row_normalised(x: Tensor<3>, gamma: Tensor<1>, beta: Tensor<1>, every: usize) -> Tensor<2> {
     let [batch, tokens, width] = x.dims();
     let rows = x.reshape([batch * tokens, width]).into_dispatch();
-    let out = <Dispatch as FusedLayerNorm>::fused_layer_norm(rows, gamma.into_dispatch(), beta.into_dispatch(), epsilon, 1);
-    Tensor::<2>::from_dispatch(out).reshape([batch, tokens, width])
+    let out = <Dispatch as FusedLayerNorm>::fused_layer_norm(rows, gamma.into_dispatch(), beta.into_dispatch(), EPSILON, every);
+    Tensor::<2>::from_dispatch(out)
 }
 
 #[cfg(test)]
@@ -100,21 +103,24 @@ mod tests {
     use burn::nn::LayerNormConfig;
     use burn::tensor::{Device, Distribution, Tolerance};
 
-    /// Output and the three gradients match burn's `LayerNorm`.
-    #[test]
-    fn fused_layer_norm_matches_burns() {
+    /// `ours` against `burns` on `x` of `shape` through a norm of width 6 whose scale and shift
+    /// are away from the initial ones and zeros (so a swapped gamma and beta would show): the
+    /// output, and the input's, the scale's and the shift's gradients.
+    fn assert_norm_matches_burns(
+        shape: [usize; 3],
+        ours: impl Fn(&LayerNorm, Tensor<3>) -> Tensor<3>,
+        burns: impl Fn(&LayerNorm, Tensor<3>) -> Tensor<3>,
+    ) {
         let device = Device::flex().autodiff();
-        let mut norm = LayerNormConfig::new(6).with_epsilon(EPSILON).init(&device);
-        // Away from the initial ones and zeros, so a swapped gamma and beta would show.
-        let random = || Tensor::<1>::random([6], Distribution::Normal(0.0, 1.0), &device);
+        let mut norm = LayerNormConfig::new(shape[2]).with_epsilon(EPSILON).init(&device);
+        let random = || Tensor::<1>::random([shape[2]], Distribution::Normal(0.0, 1.0), &device);
         norm.gamma = Param::from_tensor(random());
         norm.beta = Some(Param::from_tensor(random()));
-        let x =
-            Tensor::<3>::random([2, 4, 6], Distribution::Normal(1.0, 2.0), &device).require_grad();
+        let x = Tensor::<3>::random(shape, Distribution::Normal(1.0, 2.0), &device).require_grad();
         let beta = norm.beta.as_ref().unwrap();
         assert_matches_burns(
-            layer_norm(&norm, x.clone()),
-            norm.forward(x.clone()),
+            ours(&norm, x.clone()),
+            burns(&norm, x.clone()),
             |grads| {
                 vec![
                     x.grad(grads).unwrap().into_data(),
@@ -126,28 +132,16 @@ mod tests {
         );
     }
 
+    /// Output and the three gradients match burn's `LayerNorm`.
+    #[test]
+    fn fused_layer_norm_matches_burns() {
+        assert_norm_matches_burns([2, 4, 6], layer_norm, |norm, x| norm.forward(x));
+    }
+
     /// Each image's first token normalised alone is the narrow then the norm: the output, the
     /// input's gradient (zero off the first tokens) and the scale's and shift's.
     #[test]
     fn first_token_layer_norm_is_the_narrowed_norm() {
-        let device = Device::flex().autodiff();
-        let mut norm = LayerNormConfig::new(6).with_epsilon(EPSILON).init(&device);
-        let random = || Tensor::<1>::random([6], Distribution::Normal(0.0, 1.0), &device);
-        norm.gamma = Param::from_tensor(random());
-        norm.beta = Some(Param::from_tensor(random()));
-        let x = Tensor::<3>::random([3, 5, 6], Distribution::Normal(1.0, 2.0), &device).require_grad();
-        let beta = norm.beta.as_ref().unwrap();
-        assert_matches_burns(
-            first_token_layer_norm(&norm, x.clone()),
-            norm.forward(x.clone().narrow(1, 0, 1)),
-            |grads| {
-                vec![
-                    x.grad(grads).unwrap().into_data(),
-                    norm.gamma.grad(grads).unwrap().into_data(),
-                    beta.grad(grads).unwrap().into_data(),
-                ]
-            },
-            Tolerance::absolute(1e-5),
-        );
+        assert_norm_matches_burns([3, 5, 6], first_token_layer_norm, |norm, x| norm.forward(x.narrow(1, 0, 1)));
     }
 }
