@@ -1,6 +1,7 @@
 // The mean cross-entropy of a batch's logits [ROWS, CLASSES] against its labels, with labels
 // smoothed by SMOOTHING (targets (1 − α)·onehot + α/C), and how many rows' largest logit is
-// their label's: out = [loss, correct]. One workgroup: each invocation takes every 64th row and
+// their label's, each in its own one-value output (one buffer of both would need a slice to
+// part, and a slice at an unaligned offset is a copying launch). One workgroup: each invocation takes every 64th row and
 // the workgroup adds their sums in workgroup memory, so no invocation sums more than ROWS/64.
 const ROWS: u32 = {{rows}}u;
 const CLASSES: u32 = {{classes}}u;
@@ -8,7 +9,8 @@ const SMOOTHING: f32 = {{smoothing}};
 
 @group(0) @binding(0) var<storage, read_write> logits: array<f32>;
 @group(0) @binding(1) var<storage, read_write> labels: array<i32>;
-@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read_write> loss_out: array<f32>;
+@group(0) @binding(3) var<storage, read_write> correct_out: array<f32>;
 
 var<workgroup> losses: array<f32, 64>;
 var<workgroup> corrects: array<f32, 64>;
@@ -53,7 +55,7 @@ fn main(@builtin(local_invocation_index) lane: u32) {
         workgroupBarrier();
     }
     if (lane == 0u) {
-        out[0] = losses[0] / f32(ROWS);
-        out[1] = corrects[0];
+        loss_out[0] = losses[0] / f32(ROWS);
+        correct_out[0] = corrects[0];
     }
 }

@@ -2,12 +2,11 @@
 //! (`forward.wgsl`), one invocation per row its logits' gradient (`backward.wgsl`).
 
 use burn::backend::tensor::{FloatTensor, IntTensor};
-use burn::backend::{Cube, DType, Slice};
-use burn::backend::ops::FloatTensorOps;
+use burn::backend::{Cube, DType};
 use burn_cubecl::kernel::into_contiguous;
 
 use super::FusedCrossEntropy;
-use crate::ops::webgpu::launch::{Grid, Serial, WgslKernel, bindable, dims, empty_like, launch, reshaped};
+use crate::ops::webgpu::launch::{Grid, Serial, WgslKernel, bindable, dims, empty_like, launch};
 
 /// A batch of logits, and the smoothing (as bits, so the kernel is hashable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,11 +61,10 @@ impl FusedCrossEntropy for Cube {
     ) -> (FloatTensor<Self>, FloatTensor<Self>) {
         let shape = Logits::of(&logits, &labels, smoothing);
         let (logits, labels) = (bindable(logits), bindable(into_contiguous(labels)));
-        let out = empty_like(&logits, &[2]);
+        let [loss, correct] = [(); 2].map(|_| empty_like(&logits, &[1]));
         let serial = Serial { steps: shape.rows.div_ceil(64) as u64, batch_sum: shape.rows.div_ceil(64) as u64 };
-        launch(CrossEntropyForward(shape), Grid::Linear(1), &[&logits, &labels, &out], &[], serial);
-        let part = |index: usize| reshaped(Self::float_slice(out.clone(), &[Slice::from(index..index + 1)]), &[1]);
-        (part(0), part(1))
+        launch(CrossEntropyForward(shape), Grid::Linear(1), &[&logits, &labels, &loss, &correct], &[], serial);
+        (loss, correct)
     }
 
     fn fused_cross_entropy_backward(
