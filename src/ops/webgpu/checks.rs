@@ -75,15 +75,30 @@ fn layer(inputs: usize, outputs: usize, seed: u64, device: &Device) -> Linear {
 }
 
 /// The batched product against burn's matmul on the CPU, over shapes that take each kernel and
-/// layout: multiples of 4 (the software kernel's vec4 loads) and not (the tiled kernel there too).
+/// layout: multiples of 4 (the software kernel's vec4 loads) and not (the tiled kernel there too),
+/// each operand also a transposed view, which the product reads in place.
 pub async fn batched_products(device: &Device) -> CheckResult {
     let cpu = Device::flex();
+    // `[batch, rows, columns]` from `seed`, or the transpose of `[batch, columns, rows]`: a view.
+    let operand = |[batch, rows, columns]: [usize; 3], seed: u64, view: bool, device: &Device| {
+        if view { tensor([batch, columns, rows], seed, device).swap_dims(1, 2) } else { tensor([batch, rows, columns], seed, device) }
+    };
     in_both_families(|_| async {
-        for [batch, m, k, n] in [[1, 5, 8, 12], [3, 65, 32, 65], [8, 65, 65, 32], [2, 130, 6, 10], [1, 1, 4, 4]] {
-            let seed = (batch * 1000 + m * 100 + k * 10 + n) as u64;
-            let ours = crate::ops::dense::blocked_matmul(tensor([batch, m, k], seed, device), tensor([batch, k, n], seed + 1, device));
-            let expected = tensor([batch, m, k], seed, &cpu).matmul(tensor([batch, k, n], seed + 1, &cpu));
-            compare_tensors(&format!("[{batch}, {m}, {k}]·[{batch}, {k}, {n}]"), ours, expected, 1e-5).await?;
+        for [batch, m, k, n] in [[1, 5, 8, 12], [3, 65, 32, 65], [8, 65, 65, 32], [2, 130, 6, 10], [1, 1, 4, 4], [2, 8, 12, 16]] {
+            for (a_view, b_view) in [(false, false), (true, false), (false, true), (true, true)] {
+                let seed = (batch * 1000 + m * 100 + k * 10 + n) as u64;
+                let a = |device: &Device| operand([batch, m, k], seed, a_view, device);
+                let b = |device: &Device| operand([batch, k, n], seed + 1, b_view, device);
+                let ours = crate::ops::dense::blocked_matmul(a(device), b(device));
+                let expected = a(&cpu).matmul(b(&cpu));
+                let views = match (a_view, b_view) {
+                    (false, false) => "",
+                    (true, false) => ", A a transposed view",
+                    (false, true) => ", B a transposed view",
+                    (true, true) => ", both transposed views",
+                };
+                compare_tensors(&format!("[{batch}, {m}, {k}]·[{batch}, {k}, {n}]{views}"), ours, expected, 1e-5).await?;
+            }
         }
         Ok(())
     })

@@ -40,10 +40,12 @@ impl ProductShape {
         self.a_rows + usize::from(self.ones_row)
     }
 
-    /// Whether the software kernel's vec4 loads fit this shape.
+    /// Whether the software kernel's vec4 loads fit this shape, and it reads these layouts (with A
+    /// transposed, B as stored; with A as stored, no row of ones).
     fn fits_blocked(&self) -> bool {
         let vec4_along = if self.a_transposed { self.a_rows } else { self.k };
-        self.n.is_multiple_of(4) && vec4_along.is_multiple_of(4) && (self.a_transposed || !self.ones_row)
+        let layouts = if self.a_transposed { !self.b_transposed } else { !self.ones_row };
+        self.n.is_multiple_of(4) && vec4_along.is_multiple_of(4) && layouts
     }
 }
 
@@ -256,6 +258,8 @@ pub fn product_keeping_pre(a: CubeTensor, b: CubeTensor, shape: ProductShape, ep
 }
 
 fn run(a: CubeTensor, b: CubeTensor, shape: ProductShape, epilogue: Epilogue) -> (CubeTensor, Option<CubeTensor>) {
+    let ((a, a_flipped), (b, b_flipped)) = (as_stored(a), as_stored(b));
+    let shape = ProductShape { a_transposed: shape.a_transposed ^ a_flipped, b_transposed: shape.b_transposed ^ b_flipped, ..shape };
     let family = kernel_family(|| on_software_adapter(&a));
     let plan = Plan::new(shape, family, &epilogue);
     assert!(!(plan.has_epilogue() && plan.splits > 1), "an epilogue is applied to a product over the features, not split");
@@ -285,4 +289,19 @@ fn run(a: CubeTensor, b: CubeTensor, shape: ProductShape, epilogue: Epilogue) ->
     }
     let summed = sum_partials(&out, shape.batch, plan.splits, rows * shape.n);
     (crate::ops::webgpu::launch::reshaped(summed, &[shape.batch, rows, shape.n]), pre)
+}
+
+/// `operand` as its buffer holds it, and whether that is its transpose: a transposed view of a
+/// contiguous tensor, as burn's `transpose` makes without a copy (the patch embedding's kernel),
+/// is read in place by flipping its layout in the product, where [`bindable`] would copy it.
+fn as_stored(operand: CubeTensor) -> (CubeTensor, bool) {
+    use burn::backend::ops::FloatTensorOps;
+    let rank = operand.meta.num_dims();
+    if rank >= 2 && !operand.is_contiguous() {
+        let swapped = burn::backend::Cube::float_swap_dims(operand.clone(), rank - 2, rank - 1);
+        if swapped.is_contiguous() {
+            return (swapped, true);
+        }
+    }
+    (operand, false)
 }
