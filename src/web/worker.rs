@@ -29,7 +29,8 @@ use crate::protocol::{DatasetSource, LoadStage, PreviewImage, WorkerInput, Worke
 use crate::model::VitConfig;
 use crate::runs::checkpoint_file;
 use crate::training::{
-    Checkpoint, Trainable, TrainingError, TrainingRecipe, TrainingSession, evaluate_with_progress, fixed_batch, fixed_trainer, fresh_model,
+    Checkpoint, Trainable, TrainingError, TrainingRecipe, TrainingSession, cpu_step_too_large, evaluate_with_progress, fixed_batch, fixed_trainer,
+    fresh_model,
 };
 use crate::weights::{from_safetensors, inspect_safetensors};
 
@@ -478,6 +479,7 @@ async fn run_training(RunStart { run_id, start }: RunStart, compute: ComputePath
         let state = state.borrow();
         (state.class_names.clone(), state.data_json.clone())
     });
+    let (train_images, stored_images) = (train.len(), train.len() + test.len());
     let device = device_for(compute).await?.autodiff();
     let mut session = match start {
         Start::Fresh { recipe, weights } => {
@@ -524,6 +526,13 @@ async fn run_training(RunStart { run_id, start }: RunStart, compute: ComputePath
     }
     .with_log_every(5);
     let recipe = session.recipe().clone();
+    // A frozen encoder keeps no activations for a backward pass; the whole model keeps them all.
+    if compute == ComputePath::Cpu
+        && recipe.trainable == Trainable::Whole
+        && let Some(message) = cpu_step_too_large(recipe.preset, recipe.batch_size, crate::ops::cpu::parallel::threads(), train_images, stored_images)
+    {
+        return Err(message);
+    }
     post(
         &WorkerOutput::TrainingStarted {
             compute,

@@ -58,6 +58,22 @@ test("bad recipe values get a message, not a crash", async () => {
   await page.close();
 });
 
+test("a batch too large for the CPU path's memory is refused before it starts, with the batch that fits", async () => {
+  // The whole CIFAR subset, so that the batch is not cut to a small set's size. Trained, the small
+  // model at batch 2,048 ran the pool's threads out of WebAssembly memory.
+  const page = await shared.browser.newPage();
+  await page.goto(`${shared.server.url}?compute=cpu&preset=small&batch=2048`);
+  await datasetReady(page);
+  await page.click("#train-start");
+  await page.waitForSelector("#error:not([hidden])");
+  assert.match(await page.locator("#error").textContent(),
+    /^Batch 2048 of the small model needs about 15\.8 GB of memory for one training step on the CPU path, and a browser gives a page at most 4\.3 GB: batch 539 or less fits, or train on WebGPU\.$/);
+  assert.equal(await page.locator("#train-status").textContent(), "failed");
+  assert.equal(await page.locator("#train-start").isEnabled(), true, "Start is offered again");
+  assert.equal(await page.locator("#runs-body tr[data-status=running]").count(), 0, "no run is left running");
+  await page.close();
+});
+
 test("a named recipe fills the form, editing makes it Custom, and a run trains with what the form shows", async () => {
   const page = await shared.browser.newPage();
   await page.goto(`${shared.server.url}${SMALL}`);
