@@ -4,6 +4,7 @@
 //! of it only when the worker falls silent; this says so before the run starts, with the largest
 //! batch that fits.
 
+use crate::data::IMAGE_BYTES;
 use crate::model::Preset;
 
 /// All the memory a wasm32 module can address, the page's and its threads' alike.
@@ -13,8 +14,9 @@ const WASM_MEMORY_BYTES: u64 = 4 << 30;
 /// not grow with the batch, and a part per image. Measured natively as the peak resident size
 /// of `bench --preset P --sections train --batches B --steps 1 --untimed 1` (`/usr/bin/time -f
 /// %M`, 2 threads, 2026-12-07) at two batches: tiny 554 MB at 256 and 2,161 MB at 1024, small
-/// 1,057 MB at 128 and 3,989 MB at 512. The page's wasm heap takes no more than that: the small
-/// model trains at batch 512 in a page, and at 2,048 its threads run out of memory.
+/// 1,057 MB at 128 and 3,989 MB at 512. The page's wasm heap takes no more than that: in a page on
+/// two threads the small model trains at batch 539, the largest this lets through, and at 2,048
+/// its threads ran out of memory.
 fn step_bytes(preset: Preset) -> (u64, u64) {
     match preset {
         Preset::Tiny => (18_600_000, 2_092_000),
@@ -26,9 +28,6 @@ fn step_bytes(preset: Preset) -> (u64, u64) {
 /// into a gradient of its own, so each thread more holds one more.
 const MEASURED_THREADS: usize = 2;
 
-/// What the worker holds besides the step: the loaded images, 3,072 bytes each.
-const BYTES_PER_STORED_IMAGE: u64 = 32 * 32 * 3;
-
 /// Why training the whole `preset` model at `batch` on the CPU path, on `threads` threads, would
 /// not fit in a browser's WebAssembly memory, with `stored_images` images loaded (of which
 /// `train_images` are trained on: a batch larger than that is that many images); `None` when it
@@ -39,7 +38,7 @@ pub fn cpu_step_too_large(preset: Preset, batch: usize, threads: usize, train_im
     let images = batch.min(train_images.max(1)) as u64;
     let held = fixed
         + gradient * threads.saturating_sub(MEASURED_THREADS) as u64
-        + BYTES_PER_STORED_IMAGE * stored_images as u64;
+        + (IMAGE_BYTES * stored_images) as u64; // the loaded images, which the worker holds too
     let needed = held + per_image * images;
     if needed <= WASM_MEMORY_BYTES {
         return None;

@@ -1,8 +1,9 @@
 // The mean cross-entropy of a batch's logits [ROWS, CLASSES] against its labels, with labels
 // smoothed by SMOOTHING (targets (1 − α)·onehot + α/C), and how many rows' largest logit is
-// their label's, each in its own one-value output (one buffer of both would need a slice to
-// part, and a slice at an unaligned offset is a copying launch). One workgroup: each invocation takes every 64th row and
-// the workgroup adds their sums in workgroup memory, so no invocation sums more than ROWS/64.
+// their label's, each in its own one-value output (one buffer of both would need slices to
+// part, and a slice at an unaligned offset is a copying launch). One workgroup: each invocation
+// takes every 64th row and the workgroup adds their sums in workgroup memory, so no invocation
+// sums more than ROWS/64.
 const ROWS: u32 = {{rows}}u;
 const CLASSES: u32 = {{classes}}u;
 const SMOOTHING: f32 = {{smoothing}};
