@@ -8,6 +8,7 @@ use burn::nn::Linear;
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::{KernelFamily, set_kernel_family};
+use crate::ops::dense::webgpu::product::{Tile, set_product_tile};
 use crate::ops::cpu::dropout_mask::splitmix64;
 
 /// What a check found wrong.
@@ -26,6 +27,22 @@ where
         result.map_err(|problem| format!("{family:?} kernels: {problem}"))?;
     }
     Ok(())
+}
+
+/// [`in_both_families`], then the GPU family again with every tiled product taking the wide tile,
+/// which the checks' shapes, a few rows each, would not choose by size.
+pub async fn in_every_product_kernel<F, Fut>(check: F) -> CheckResult
+where
+    F: Fn(KernelFamily) -> Fut,
+    Fut: Future<Output = CheckResult>,
+{
+    in_both_families(&check).await?;
+    set_kernel_family(Some(KernelFamily::Hardware));
+    set_product_tile(Some(Tile::Wide));
+    let result = check(KernelFamily::Hardware).await;
+    set_product_tile(None);
+    set_kernel_family(None);
+    result.map_err(|problem| format!("Hardware kernels, wide tile: {problem}"))
 }
 
 /// `len` values uniform in [-1, 1), the same for the same `seed`.
@@ -83,7 +100,7 @@ pub async fn batched_products(device: &Device) -> CheckResult {
     let operand = |[batch, rows, columns]: [usize; 3], seed: u64, view: bool, device: &Device| {
         if view { tensor([batch, columns, rows], seed, device).swap_dims(1, 2) } else { tensor([batch, rows, columns], seed, device) }
     };
-    in_both_families(|_| async {
+    in_every_product_kernel(|_| async {
         for [batch, m, k, n] in [[1, 5, 8, 12], [3, 65, 32, 65], [8, 65, 65, 32], [2, 130, 6, 10], [1, 1, 4, 4], [2, 8, 12, 16]] {
             for (a_view, b_view) in [(false, false), (true, false), (false, true), (true, true)] {
                 let seed = (batch * 1000 + m * 100 + k * 10 + n) as u64;
@@ -112,7 +129,7 @@ pub async fn batched_products(device: &Device) -> CheckResult {
 pub async fn dense_layers(device: &Device) -> CheckResult {
     let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
     let no_dropout = burn::nn::DropoutConfig::new(0.0).init();
-    in_both_families(|_| {
+    in_every_product_kernel(|_| {
         let (gpu, cpu, no_dropout) = (gpu.clone(), cpu.clone(), no_dropout.clone());
         async move {
             let shapes = [[2, 65, 128, 384], [70, 65, 32, 24], [3, 7, 6, 10]];
@@ -161,7 +178,7 @@ pub async fn dense_layers(device: &Device) -> CheckResult {
 /// [`dense_layers`] takes), and in training the two operations, gradients too.
 pub async fn dense_gelu_layers(device: &Device) -> CheckResult {
     let cpu = Device::flex().autodiff();
-    in_both_families(|_| {
+    in_every_product_kernel(|_| {
         let cpu = cpu.clone();
         async move {
             for [batch, tokens, inputs, outputs] in [[2, 65, 128, 256], [70, 65, 32, 24], [3, 7, 6, 10]] {
@@ -196,7 +213,7 @@ pub async fn dense_gelu_layers(device: &Device) -> CheckResult {
 pub async fn mlp_blocks(device: &Device) -> CheckResult {
     let (gpu, cpu) = (device.clone().autodiff(), Device::flex().autodiff());
     let no_dropout = burn::nn::DropoutConfig::new(0.0).init();
-    in_both_families(|_| {
+    in_every_product_kernel(|_| {
         let (gpu, cpu, no_dropout) = (gpu.clone(), cpu.clone(), no_dropout.clone());
         async move {
             for [batch, tokens, dim, hidden] in [[2, 65, 128, 256], [3, 7, 6, 10]] {

@@ -1,11 +1,13 @@
 //! The matrix products behind the dense layers on a GPU, forward and backward, in two kernel
-//! families ([`KernelFamily`]): `tiled.wgsl` for GPUs and `blocked_4x4.wgsl` for software
-//! renderers, which need its vec4 layouts (K and N multiples of 4) and otherwise take the tiled
-//! kernel too. Both read either operand transposed in place, so no gradient waits for a
-//! transposing copy, and split a long K (every token of the batch, in a weight's gradient) into
-//! ranges whose partial products [`sum_partials`] adds. A bias, GELU (keeping its input), GELU's
+//! families ([`KernelFamily`]): `tiled.wgsl` for GPUs, its [`Tile`] by the product's size, and
+//! `blocked_4x4.wgsl` for software renderers, which need its vec4 layouts (K and N multiples of
+//! 4) and otherwise take the tiled kernel too. Both read either operand transposed in place, so
+//! no gradient waits for a transposing copy, and split a long K (every token of the batch, in a
+//! weight's gradient) into ranges whose partial products [`sum_partials`] adds. A bias, GELU (keeping its input), GELU's
 //! slope and a residual can be applied as the output is written ([`Epilogue`]), each a launch
 //! fewer than after it.
+
+use std::cell::Cell;
 
 use burn_cubecl::tensor::CubeTensor;
 
@@ -49,11 +51,49 @@ impl ProductShape {
     }
 }
 
+/// The tiled kernel's output tile, and each invocation's block of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tile {
+    /// 64×64, a 4×4 block an invocation: four times the workgroups of [`Tile::Wide`], for a
+    /// product too small to fill a GPU with those.
+    Narrow,
+    /// 128×128, an 8×8 block an invocation: two vec4 reads from workgroup memory per 16
+    /// multiply-adds become four per 64.
+    Wide,
+}
+
+impl Tile {
+    fn side(self) -> usize {
+        64 * self.vec4s()
+    }
+
+    /// An invocation's block's side, in vec4s.
+    fn vec4s(self) -> usize {
+        match self {
+            Tile::Narrow => 1,
+            Tile::Wide => 2,
+        }
+    }
+}
+
+thread_local! {
+    /// The tile every tiled product of this thread takes; `None`: chosen by the product's size.
+    static TILE_CHOICE: Cell<Option<Tile>> = const { Cell::new(None) };
+}
+
+/// Makes every tiled product this thread launches from now on take `tile` (`None`: by its size,
+/// [`Plan::new`]). For the checks, which run both tiles at shapes of a few rows, and the
+/// benchmark, which times both on a GPU.
+pub fn set_product_tile(tile: Option<Tile>) {
+    TILE_CHOICE.with(|chosen| chosen.set(tile));
+}
+
 /// The kernel a product launches, with its split of K.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Plan {
     shape: ProductShape,
     tiled: bool,
+    tile: Tile,
     splits: usize,
     split_len: usize,
     bias: bool,
@@ -70,18 +110,36 @@ struct Plan {
 
 /// Enough workgroups of the tiled kernel to keep a large GPU's multiprocessors busy.
 const WANTED_TILED_WORKGROUPS: usize = 1024;
-/// The tiled kernel's output tile.
-const TILE: usize = 64;
+/// The fewest workgroups a product takes the wide tile with. Each does four times a narrow
+/// one's work, so with fewer a GPU of a hundred or more multiprocessors would run under four
+/// each and idle through the last; the narrow tile's four times as many fill it instead. At
+/// the tiny model's batch 1024 every product of the encoder has at least this many, and at
+/// batch 256 none (its forward products have 130–390).
+const WIDE_TILE_WORKGROUPS: usize = 512;
 
 impl Plan {
     fn new(shape: ProductShape, family: KernelFamily, epilogue: &Epilogue) -> Self {
         let tiled = family == KernelFamily::Hardware || !shape.fits_blocked();
-        let wanted = if tiled {
-            let tiles = shape.batch * shape.rows().div_ceil(TILE) * shape.n.div_ceil(TILE);
-            WANTED_TILED_WORKGROUPS.div_ceil(tiles)
-        } else {
-            1 // a software renderer has a few cores, which one range per block already fills
+        if !tiled {
+            // A software renderer has a few cores, which one range per block already fills.
+            return Self::with_split(shape, false, Tile::Narrow, 1, epilogue);
+        }
+        let plan = |tile: Tile| {
+            // The row of ones is written beside the tiles, not by one of its own.
+            let tiles = shape.batch * shape.a_rows.div_ceil(tile.side()) * shape.n.div_ceil(tile.side());
+            Self::with_split(shape, true, tile, WANTED_TILED_WORKGROUPS.div_ceil(tiles), epilogue)
         };
+        match TILE_CHOICE.with(Cell::get) {
+            Some(tile) => plan(tile),
+            None => {
+                let wide = plan(Tile::Wide);
+                if wide.workgroups() >= WIDE_TILE_WORKGROUPS { wide } else { plan(Tile::Narrow) }
+            }
+        }
+    }
+
+    /// The plan with K split into up to `wanted` ranges.
+    fn with_split(shape: ProductShape, tiled: bool, tile: Tile, wanted: usize, epilogue: &Epilogue) -> Self {
         // Split only a sum over the batch's rows (a transposed A is read along them); a product
         // over the features has a short K.
         let (splits, split_len) =
@@ -89,6 +147,7 @@ impl Plan {
         Self {
             shape,
             tiled,
+            tile,
             splits,
             split_len,
             bias: epilogue.bias.is_some(),
@@ -97,6 +156,17 @@ impl Plan {
             slope: epilogue.slope_at.is_some(),
             residual: epilogue.residual.is_some(),
         }
+    }
+
+    /// The tiled kernel's grid: the output's tiles (its row of ones beside them), for each pair
+    /// and range of K.
+    fn tiled_grid(&self) -> [usize; 3] {
+        let (side, shape) = (self.tile.side(), &self.shape);
+        [shape.n.div_ceil(side), shape.a_rows.div_ceil(side), shape.batch * self.splits]
+    }
+
+    fn workgroups(&self) -> usize {
+        self.tiled_grid().iter().product()
     }
 
     fn has_epilogue(&self) -> bool {
@@ -195,7 +265,12 @@ impl WgslKernel for TiledProduct {
 
     fn constants(&self) -> Vec<(&'static str, String)> {
         let mut constants = self.0.common_constants();
+        let vec4s = self.0.tile.vec4s();
+        let (side4, depth) = (self.0.tile.side() / 4, 16 / vec4s);
         constants.push(("n", self.0.shape.n.to_string()));
+        constants.push(("block4", vec4s.to_string()));
+        constants.push(("tile_vec4s", (depth * (side4 + 1)).to_string()));
+        constants.push(("sums", (4 * vec4s * vec4s).to_string()));
         constants
     }
 }
@@ -263,6 +338,7 @@ fn run(a: CubeTensor, b: CubeTensor, shape: ProductShape, epilogue: Epilogue) ->
     let family = kernel_family(|| on_software_adapter(&a));
     let plan = Plan::new(shape, family, &epilogue);
     assert!(!(plan.has_epilogue() && plan.splits > 1), "an epilogue is applied to a product over the features, not split");
+    assert!(!(plan.has_epilogue() && shape.ones_row), "an epilogue is applied to a product without a row of ones");
     let Epilogue { bias, slope_at, residual, .. } = epilogue;
     let (a, b) = (bindable(a), bindable(b));
     let [bias, slope_at, residual] = [bias, slope_at, residual].map(|tensor| tensor.map(bindable));
@@ -278,7 +354,8 @@ fn run(a: CubeTensor, b: CubeTensor, shape: ProductShape, epilogue: Epilogue) ->
     let steps = plan.split_len.min(shape.k) as u64;
     let serial = Serial { steps, batch_sum: if shape.a_transposed { steps } else { 0 } };
     if plan.tiled {
-        let grid = Grid::Xyz(shape.n.div_ceil(TILE) as u32, rows.div_ceil(TILE) as u32, (shape.batch * plan.splits) as u32);
+        let [x, y, z] = plan.tiled_grid().map(|count| count as u32);
+        let grid = Grid::Xyz(x, y, z);
         launch(TiledProduct(plan), grid, &buffers, &[], serial);
     } else {
         let blocks = shape.batch * plan.splits * rows.div_ceil(4) * (shape.n / 4);

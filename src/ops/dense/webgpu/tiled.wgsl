@@ -3,14 +3,19 @@
 // itself, with more the range's partial products, which the partials kernel sums afterwards
 // (split-K: a weight gradient's K is every token of the batch, far too long for one invocation).
 //
-// Each workgroup of 16×16 invocations computes a 64×64 tile of the output, each invocation a 4×4
-// block of it. A and B pass through workgroup memory 16 steps of K at a time, each loaded so that
-// neighbouring invocations read neighbouring addresses whatever the layout, and kept K-major so
-// that an invocation reads its block's four rows of A and four columns of B as one vec4 each
-// (two loads from workgroup memory per 16 multiply-adds):
+// Each workgroup of 16×16 invocations computes a TILE×TILE tile of the output, each invocation
+// BLOCK4×BLOCK4 blocks of 4×4 in it, 64 rows or columns apart: a 64×64 tile of 4×4 blocks, or a
+// 128×128 tile of four (8×8 an invocation, half the reads from workgroup memory per
+// multiply-add, for products with workgroups to spare; product.rs chooses). A and B pass
+// through workgroup memory DEPTH steps of K at a time, each loaded so that neighbouring
+// invocations read neighbouring addresses whatever the layout, and kept K-major so that an
+// invocation reads each block's four rows of A and four columns of B as one vec4 each, and
+// neighbouring invocations neighbouring vec4s:
 // A stored [A_ROWS, K] or, transposed, [K, A_ROWS]; B stored [K, N] or, transposed, [N, K].
 // With ONES_ROW, op(A) has one more row, of ones, after its stored ones: the output's last row is
-// then the sum of B's rows over the range (a bias's gradient, beside its weight's).
+// then the sum of B's rows over the range (a bias's gradient, beside its weight's), which the
+// first row of invocations of the first row of tiles adds up from the B tiles they read anyway,
+// so no tile is launched for that one row.
 // The epilogue the plan has (a bias, GELU, GELU's slope, a residual; product.rs) is applied as
 // the output is written.
 const A_ROWS: u32 = {{a_rows}}u;
@@ -23,11 +28,13 @@ const A_TRANSPOSED: bool = {{a_transposed}};
 const B_TRANSPOSED: bool = {{b_transposed}};
 const ONES_ROW: bool = {{ones_row}};
 
-const TILE: u32 = 64u;
-const DEPTH: u32 = 16u;
+const BLOCK4: u32 = {{block4}}u;
+const TILE: u32 = 64u * BLOCK4;
+// TILE × DEPTH = 1024 values of each operand per step: four loads an invocation.
+const DEPTH: u32 = 16u / BLOCK4;
 // A row of a tile in workgroup memory, in vec4s: one longer than the tile, so that lanes storing
 // one column of it spread over the banks.
-const STRIDE4: u32 = 17u;
+const STRIDE4: u32 = TILE / 4u + 1u;
 
 @group(0) @binding(0) var<storage, read_write> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b: array<f32>;
@@ -40,15 +47,12 @@ const STRIDE4: u32 = 17u;
 {{gelu_functions}}
 
 // a_tile[k * STRIDE4 + row / 4][row % 4], b_tile[k * STRIDE4 + column / 4][column % 4]
-var<workgroup> a_tile: array<vec4<f32>, 272>;
-var<workgroup> b_tile: array<vec4<f32>, 272>;
+var<workgroup> a_tile: array<vec4<f32>, {{tile_vec4s}}>;
+var<workgroup> b_tile: array<vec4<f32>, {{tile_vec4s}}>;
 
 fn a_value(batch: u32, row: u32, k: u32, k_end: u32) -> f32 {
-    if (k >= k_end || row >= ROWS) {
+    if (k >= k_end || row >= A_ROWS) {
         return 0.0;
-    }
-    if (ONES_ROW && row == A_ROWS) {
-        return 1.0;
     }
     let base = batch * A_ROWS * K;
     if (A_TRANSPOSED) {
@@ -80,9 +84,13 @@ fn main(
     let col0 = group.x * TILE;
     let k_begin = split * SPLIT_LEN;
     let k_end = min(K, k_begin + SPLIT_LEN);
+    // Whether this invocation adds up the row of ones' products: B's columns it reads.
+    let sums_ones = ONES_ROW && group.y == 0u && local.y == 0u;
 
-    // sum[i][j]: row row0 + 4·local.y + i, column col0 + 4·local.x + j
-    var sum: array<vec4<f32>, 4>;
+    // sum[(r * BLOCK4 + c) * 4 + i][j]: row row0 + 4·(local.y + 16r) + i,
+    // column col0 + 4·(local.x + 16c) + j
+    var sum: array<vec4<f32>, {{sums}}>;
+    var ones: array<vec4<f32>, BLOCK4>;
     for (var k0 = k_begin; k0 < k_end; k0 += DEPTH) {
         for (var step = 0u; step < 4u; step++) {
             let e = lane + step * 256u;
@@ -109,29 +117,57 @@ fn main(
         }
         workgroupBarrier();
         for (var k = 0u; k < DEPTH; k++) {
-            let a4 = a_tile[k * STRIDE4 + local.y];
-            let b4 = b_tile[k * STRIDE4 + local.x];
-            sum[0] += a4.x * b4;
-            sum[1] += a4.y * b4;
-            sum[2] += a4.z * b4;
-            sum[3] += a4.w * b4;
+            var a4: array<vec4<f32>, BLOCK4>;
+            var b4: array<vec4<f32>, BLOCK4>;
+            for (var v = 0u; v < BLOCK4; v++) {
+                a4[v] = a_tile[k * STRIDE4 + local.y + 16u * v];
+                b4[v] = b_tile[k * STRIDE4 + local.x + 16u * v];
+            }
+            for (var r = 0u; r < BLOCK4; r++) {
+                for (var c = 0u; c < BLOCK4; c++) {
+                    let s = (r * BLOCK4 + c) * 4u;
+                    sum[s] += a4[r].x * b4[c];
+                    sum[s + 1u] += a4[r].y * b4[c];
+                    sum[s + 2u] += a4[r].z * b4[c];
+                    sum[s + 3u] += a4[r].w * b4[c];
+                }
+            }
+            if (sums_ones) {
+                for (var c = 0u; c < BLOCK4; c++) {
+                    ones[c] += b4[c];
+                }
+            }
         }
         workgroupBarrier();
     }
 
     let base = group.z * ROWS * N;
-    for (var i = 0u; i < 4u; i++) {
-        let row = row0 + 4u * local.y + i;
-        for (var j = 0u; j < 4u; j++) {
-            let col = col0 + 4u * local.x + j;
-            if (row < ROWS && col < N) {
-                var value = sum[i][j];
-                {{add_bias}}
-                {{keep_pre}}
-                {{apply_gelu}}
-                {{apply_slope}}
-                {{add_residual}}
-                out[base + row * N + col] = value;
+    for (var r = 0u; r < BLOCK4; r++) {
+        for (var c = 0u; c < BLOCK4; c++) {
+            for (var i = 0u; i < 4u; i++) {
+                let row = row0 + 4u * (local.y + 16u * r) + i;
+                for (var j = 0u; j < 4u; j++) {
+                    let col = col0 + 4u * (local.x + 16u * c) + j;
+                    if (row < A_ROWS && col < N) {
+                        var value = sum[(r * BLOCK4 + c) * 4u + i][j];
+                        {{add_bias}}
+                        {{keep_pre}}
+                        {{apply_gelu}}
+                        {{apply_slope}}
+                        {{add_residual}}
+                        out[base + row * N + col] = value;
+                    }
+                }
+            }
+        }
+    }
+    if (sums_ones) {
+        for (var c = 0u; c < BLOCK4; c++) {
+            for (var j = 0u; j < 4u; j++) {
+                let col = col0 + 4u * (local.x + 16u * c) + j;
+                if (col < N) {
+                    out[base + A_ROWS * N + col] = ones[c][j];
+                }
             }
         }
     }
