@@ -333,6 +333,7 @@ mod launches {
     use vit_web::data::rng::Pcg32;
     use vit_web::ops::webgpu::record::timing::{self, KernelTime};
     use vit_web::ops::webgpu::record::{LaunchRecord, count, start_recording, stop_recording, take_records};
+    use vit_web::ops::dense::webgpu::product::{Tile, set_product_tile};
     use vit_web::ops::webgpu::{KernelFamily, set_kernel_family};
     use vit_web::training::{Trainer, TrainingRecipe};
 
@@ -360,6 +361,18 @@ mod launches {
             |output| assert!(output.loss.clone().into_scalar::<f32>().is_finite()),
         );
         print_times("train_step", Some(batch), &times);
+        // Where a product took the wide tile, the same step with every product on the narrow one:
+        // the measurement that decides the tile's threshold (product.rs).
+        if times.iter().any(|time| time.detail.as_deref().is_some_and(|detail| detail.contains("Wide"))) {
+            set_product_tile(Some(Tile::Narrow));
+            let (images, labels) = batch_for(3);
+            let (_, times) = timing::kernels(
+                || trainer.step(images, labels),
+                |output| assert!(output.loss.clone().into_scalar::<f32>().is_finite()),
+            );
+            set_product_tile(None);
+            print_times("train_step_narrow_tiles", Some(batch), &times);
+        }
         Ok(())
     }
 
@@ -479,6 +492,16 @@ mod launches {
             records.len(),
             serde_json::to_string(counts).expect("counts serialise"),
         );
+        // Each tiled product's shape, tile and split of K, with its workgroups: which tile a
+        // GPU's products take at this batch.
+        for record in records.iter().filter(|record| record.kernel == "TiledProduct") {
+            println!(
+                "{{\"bench\":\"launch_product\",\"what\":\"{what}\",\"family\":\"{family}\",{batch_field}\"workgroups\":{},\"serial_steps\":{},\"detail\":{}}}",
+                record.workgroups,
+                record.serial_steps,
+                serde_json::to_string(&record.detail).expect("strings serialise"),
+            );
+        }
         let mut kernels: BTreeMap<&str, Vec<&LaunchRecord>> = BTreeMap::new();
         for record in records {
             kernels.entry(record.kernel).or_default().push(record);
