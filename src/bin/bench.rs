@@ -355,21 +355,21 @@ mod launches {
         let batch = recipe.batch_size;
         // Two steps first: the first compiles the kernels and creates AdamW's state.
         let (mut trainer, mut batch_for) = trainer_after(device, train, recipe, 2);
-        let (images, labels) = batch_for(2);
-        let (_, times) = timing::kernels(
-            || trainer.step(images, labels),
-            |output| assert!(output.loss.clone().into_scalar::<f32>().is_finite()),
-        );
+        let mut timed_step = |step: usize| {
+            let (images, labels) = batch_for(step);
+            let (_, times) = timing::kernels(
+                || trainer.step(images, labels),
+                |output| assert!(output.loss.clone().into_scalar::<f32>().is_finite()),
+            );
+            times
+        };
+        let times = timed_step(2);
         print_times("train_step", Some(batch), &times);
         // Where a product took the wide tile, the same step with every product on the narrow one:
         // the measurement that decides the tile's threshold (product.rs).
         if times.iter().any(|time| time.detail.as_deref().is_some_and(|detail| detail.contains("Wide"))) {
             set_product_tile(Some(Tile::Narrow));
-            let (images, labels) = batch_for(3);
-            let (_, times) = timing::kernels(
-                || trainer.step(images, labels),
-                |output| assert!(output.loss.clone().into_scalar::<f32>().is_finite()),
-            );
+            let times = timed_step(3);
             set_product_tile(None);
             print_times("train_step_narrow_tiles", Some(batch), &times);
         }
