@@ -486,9 +486,10 @@ mod launches {
         let family = format!("{family:?}").to_lowercase();
         let total: usize = counts.values().sum();
         let longest = records.iter().map(|record| record.batch_sum).max().unwrap_or(0);
+        let largest_binding = records.iter().map(|record| record.largest_binding).max().unwrap_or(0);
         let batch_field = if what == "train_step" { format!("\"batch\":{batch},") } else { String::new() };
         println!(
-            "{{\"bench\":\"launches\",\"what\":\"{what}\",\"family\":\"{family}\",{batch_field}\"launches\":{total},\"ours\":{},\"longest_batch_sum\":{longest},\"by_kernel\":{}}}",
+            "{{\"bench\":\"launches\",\"what\":\"{what}\",\"family\":\"{family}\",{batch_field}\"launches\":{total},\"ours\":{},\"longest_batch_sum\":{longest},\"largest_binding\":{largest_binding},\"by_kernel\":{}}}",
             records.len(),
             serde_json::to_string(counts).expect("counts serialise"),
         );
@@ -510,12 +511,13 @@ mod launches {
             let most = |field: fn(&LaunchRecord) -> u64| records.iter().map(|record| field(record)).max().unwrap_or(0);
             let least_workgroups = records.iter().map(|record| record.workgroups).min().unwrap_or(0);
             println!(
-                "{{\"bench\":\"launch_kernel\",\"what\":\"{what}\",\"family\":\"{family}\",{batch_field}\"kernel\":\"{kernel}\",\"launches\":{},\"workgroups_min\":{least_workgroups},\"workgroups_max\":{},\"invocations_max\":{},\"serial_steps_max\":{},\"batch_sum_max\":{}}}",
+                "{{\"bench\":\"launch_kernel\",\"what\":\"{what}\",\"family\":\"{family}\",{batch_field}\"kernel\":\"{kernel}\",\"launches\":{},\"workgroups_min\":{least_workgroups},\"workgroups_max\":{},\"invocations_max\":{},\"serial_steps_max\":{},\"batch_sum_max\":{},\"largest_binding_max\":{}}}",
                 records.len(),
                 most(|record| record.workgroups),
                 most(|record| record.invocations),
                 most(|record| record.serial_steps),
                 most(|record| record.batch_sum),
+                most(|record| record.largest_binding),
             );
         }
     }

@@ -113,6 +113,7 @@ pub fn launch<K: WgslKernel>(kernel: K, grid: Grid, buffers: &[&CubeTensor], uni
         invocations: grid.workgroups() * u64::from(x * y * z),
         serial_steps: serial.steps,
         batch_sum: serial.batch_sum,
+        largest_binding: buffers.iter().map(|buffer| buffer.handle.size_in_used()).max().unwrap_or(0),
     });
     let mut arguments = KernelArguments::new();
     for buffer in buffers {

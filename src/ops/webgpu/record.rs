@@ -18,6 +18,9 @@ pub struct LaunchRecord {
     /// How many values of a sum over the batch's rows (images × tokens) one invocation adds in
     /// sequence; 0 for a kernel that sums nothing over the batch.
     pub batch_sum: u64,
+    /// The largest buffer it binds, in bytes: a WebGPU device binds none larger than its
+    /// `maxStorageBufferBindingSize` (`training::gpu_step_too_large`).
+    pub largest_binding: u64,
 }
 
 thread_local! {
