@@ -134,3 +134,37 @@ fn explaining_a_picture_on_the_gpu_is_the_cpus() {
         assert_eq!(explanation.attention.len(), expected.attention.len());
     }
 }
+
+/// The largest buffer a training step binds on WebGPU, measured from the launches of a real step
+/// in each kernel family, is the one the page checks against the device's limit before a run
+/// starts (`training::gpu_step_largest_binding`, the QKV projection's output; here bound by its
+/// weight's gradient). burn's own kernels (the residual sums, a copy) bind smaller ones.
+#[test]
+fn a_training_steps_largest_buffer_is_the_one_the_page_checks() {
+    use vit_web::model::VitConfig;
+    use vit_web::ops::webgpu::record::{start_recording, stop_recording, take_records};
+    use vit_web::ops::webgpu::{KernelFamily, set_kernel_family};
+    use vit_web::training::{fixed_batch, fixed_trainer, gpu_step_largest_binding};
+
+    let device = device().clone().autodiff();
+    for family in [KernelFamily::Software, KernelFamily::Hardware] {
+        set_kernel_family(Some(family));
+        for batch in [16, 32] {
+            let mut trainer = fixed_trainer(10, &device);
+            let (images, labels) = fixed_batch(batch, &device);
+            start_recording();
+            let _ = trainer.step(images, labels).loss.into_scalar::<f32>();
+            let records = take_records();
+            stop_recording();
+            let largest = records.iter().max_by_key(|record| record.largest_binding).expect("launches");
+            assert_eq!(
+                largest.largest_binding,
+                gpu_step_largest_binding(&VitConfig::tiny(), batch),
+                "{family:?}, batch {batch}: the largest buffer is {}'s ({})",
+                largest.kernel,
+                largest.detail,
+            );
+        }
+        set_kernel_family(None);
+    }
+}

@@ -1,11 +1,16 @@
-//! Whether a training step fits in the memory a browser gives the CPU path. The step keeps every
-//! layer's activations for its backward pass, in the worker's WebAssembly memory, which cannot
-//! grow past 4 GiB. A batch that needs more makes a thread of the pool trap, and the page learns
-//! of it only when the worker falls silent; this says so before the run starts, with the largest
-//! batch that fits.
+//! Whether a training step fits in what a browser gives it, said before the run starts, with
+//! the largest batch that fits.
+//!
+//! - The CPU path: the step keeps every layer's activations for its backward pass, in the
+//!   worker's WebAssembly memory, which cannot grow past 4 GiB. A batch that needs more makes a
+//!   thread of the pool trap, and the page learns of it only when the worker falls silent.
+//! - WebGPU: a device binds no buffer larger than its `maxStorageBufferBindingSize` (128 MiB
+//!   where a browser gives only WebGPU's guaranteed minimum, 1 GiB in Chromium on SwiftShader).
+//!   A step that would bind one cannot run. The worker does not ask [`gpu_step_too_large`] yet:
+//!   it needs the adapter's limit from `www/gpu.js` and a page test that lowers it.
 
 use crate::data::IMAGE_BYTES;
-use crate::model::Preset;
+use crate::model::{Preset, VitConfig};
 
 /// All the memory a wasm32 module can address, the page's and its threads' alike.
 const WASM_MEMORY_BYTES: u64 = 4 << 30;
@@ -54,6 +59,39 @@ pub fn cpu_step_too_large(preset: Preset, batch: usize, threads: usize, train_im
     ))
 }
 
+/// The largest buffer one training step of `config` at `batch` binds on WebGPU, in bytes: its
+/// largest activation. That is the QKV projection's output and its gradient (`3D` floats a
+/// token); the attention weights (`heads × tokens` a token) and the MLP's hidden layer
+/// (`mlp_dim`) are smaller in both presets. The products' partial sums stop growing with the
+/// batch (at most about 70 MB, the wide tile's 342 ranges of the QKV weight's gradient), under
+/// WebGPU's guaranteed 128 MiB. `tests/gpu_ops.rs` checks this against the buffers the launches
+/// of a real step bind.
+pub fn gpu_step_largest_binding(config: &VitConfig, batch: usize) -> u64 {
+    let per_token = (3 * config.embed_dim).max(config.mlp_dim).max(config.heads * config.tokens());
+    4 * (batch * config.tokens() * per_token) as u64
+}
+
+/// Why training `preset` at `batch` (at most `train_images` images a step) would bind a buffer
+/// larger than `largest_binding` bytes, the device's limit; `None` when it fits or the limit is
+/// unknown (0).
+pub fn gpu_step_too_large(preset: Preset, batch: usize, train_images: usize, largest_binding: u64) -> Option<String> {
+    let config = preset.config();
+    let images = batch.min(train_images.max(1));
+    let needed = gpu_step_largest_binding(&config, images);
+    if largest_binding == 0 || needed <= largest_binding {
+        return None;
+    }
+    let largest = largest_binding / gpu_step_largest_binding(&config, 1);
+    let advice = if largest == 0 { "no batch fits".to_string() } else { format!("batch {largest} or less fits") };
+    Some(format!(
+        "Batch {batch} of the {} model needs a {:.0} MB buffer for one training step on WebGPU, and this browser's \
+         WebGPU takes buffers of at most {:.0} MB: {advice}, or train on the CPU path.",
+        preset.name(),
+        needed as f64 / 1e6,
+        largest_binding as f64 / 1e6,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +136,37 @@ mod tests {
         // 300 pictures of a person's own classes: every step is at most 300 images.
         assert_eq!(cpu_step_too_large(Preset::Small, 4096, 2, 300, 400), None);
         assert!(cpu_step_too_large(Preset::Small, 4096, 2, 1000, 1200).is_some());
+    }
+
+    /// WebGPU's guaranteed `maxStorageBufferBindingSize`, and Chromium's on SwiftShader.
+    const WEBGPU_MINIMUM: u64 = 128 << 20;
+    const SWIFTSHADER: u64 = 1 << 30;
+
+    #[test]
+    fn the_largest_webgpu_buffer_is_the_qkv_projection() {
+        // 65 tokens × 384 floats an image in the tiny model, 65 × 768 in the small.
+        assert_eq!(gpu_step_largest_binding(&Preset::Tiny.config(), 256), 256 * 65 * 384 * 4);
+        assert_eq!(gpu_step_largest_binding(&Preset::Small.config(), 1), 65 * 768 * 4);
+    }
+
+    #[test]
+    fn a_batch_past_the_webgpu_binding_limit_is_refused_with_the_largest_that_fits() {
+        assert_eq!(gpu_step_too_large(Preset::Tiny, 1024, CIFAR, WEBGPU_MINIMUM), None);
+        let message = gpu_step_too_large(Preset::Tiny, 2048, CIFAR, WEBGPU_MINIMUM).expect("refused");
+        assert_eq!(
+            message,
+            "Batch 2048 of the tiny model needs a 204 MB buffer for one training step on WebGPU, and this browser's \
+             WebGPU takes buffers of at most 134 MB: batch 1344 or less fits, or train on the CPU path."
+        );
+        assert_eq!(gpu_step_too_large(Preset::Tiny, 1344, CIFAR, WEBGPU_MINIMUM), None);
+        assert!(gpu_step_too_large(Preset::Small, 673, CIFAR, WEBGPU_MINIMUM).is_some());
+        // Every batch the page's form allows fits Chromium's SwiftShader.
+        assert_eq!(gpu_step_too_large(Preset::Small, 4096, CIFAR, SWIFTSHADER), None);
+    }
+
+    #[test]
+    fn an_unknown_binding_limit_or_a_small_training_set_is_not_refused() {
+        assert_eq!(gpu_step_too_large(Preset::Small, 4096, CIFAR, 0), None);
+        assert_eq!(gpu_step_too_large(Preset::Tiny, 4096, 300, WEBGPU_MINIMUM), None);
     }
 }

@@ -16,7 +16,7 @@ pub use checkpoint::{Checkpoint, CheckpointError};
 pub use fixed::{fixed_batch, fixed_trainer};
 pub use form::RecipeForm;
 pub use init::{Initialisation, fresh_model};
-pub use memory::cpu_step_too_large;
+pub use memory::{cpu_step_too_large, gpu_step_largest_binding, gpu_step_too_large};
 pub use metrics::{EpochMetrics, MetricsHistory, SmoothedLoss, StepPoint, TestEvaluation};
 pub use named::{EVALUATION_SPEEDUP, NamedRecipe, TEN_MINUTES, epochs_within};
 pub use recipe::{OptimizerRecipe, RecipeError, Trainable, TrainingRecipe};
