@@ -136,11 +136,11 @@ fn explaining_a_picture_on_the_gpu_is_the_cpus() {
 }
 
 /// The largest buffer a training step binds on WebGPU, measured from the launches of a real step
-/// in each kernel family, is the one the page checks against the device's limit before a run
-/// starts (`training::gpu_step_largest_binding`, the QKV projection's output; here bound by its
-/// weight's gradient). burn's own kernels (the residual sums, a copy) bind smaller ones.
+/// in each kernel family, is `training::gpu_step_largest_binding`'s: the QKV projection's output,
+/// here bound by its weight's gradient. burn's own kernels (the residual sums, a copy) bind
+/// smaller ones.
 #[test]
-fn a_training_steps_largest_buffer_is_the_one_the_page_checks() {
+fn a_training_steps_largest_buffer_is_the_qkv_projections_output() {
     use vit_web::model::VitConfig;
     use vit_web::ops::webgpu::record::{start_recording, stop_recording, take_records};
     use vit_web::ops::webgpu::{KernelFamily, set_kernel_family};
