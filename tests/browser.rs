@@ -16,6 +16,7 @@ use vit_web::inference::images_tensor;
 use vit_web::model::VitConfig;
 use vit_web::model::parity::{deterministic_images, deterministic_weights};
 use vit_web::ops::cpu::dropout_mask::DropoutMask;
+use vit_web::ops::webgpu::limits::largest_binding;
 use vit_web::training::{Initialisation, OptimizerRecipe, Trainer, fresh_model};
 use vit_web::web::adapter::{adapter_summary, init_device};
 use wasm_bindgen_test::*;
@@ -57,6 +58,24 @@ async fn a_webgpu_adapter_is_obtained() {
     assert!(!device.is_autodiff());
     let sum = Tensor::<1>::from_floats([1.0, 2.0, 3.5], &device).sum();
     assert_eq!(read(sum).await, [6.5]);
+}
+
+/// The limit a WebGPU training batch is checked against (`training::gpu_step_too_large`) is the
+/// one the browser's adapter states: the smaller of its largest storage binding and its largest
+/// buffer. The CPU path has none.
+#[wasm_bindgen_test]
+#[cfg_attr(browser_without_webgpu, ignore = "this browser has no WebGPU: scripts/test.sh runs this test in Chromium")]
+async fn the_webgpu_devices_largest_binding_is_the_adapters_limit() {
+    use wasm_bindgen::JsValue;
+    let device = webgpu().await;
+    let stated = js_sys::Function::new_no_args(
+        "return navigator.gpu.requestAdapter({ powerPreference: 'high-performance' })
+           .then((adapter) => Math.min(adapter.limits.maxStorageBufferBindingSize, adapter.limits.maxBufferSize))",
+    );
+    let stated = js_sys::Promise::from(stated.call0(&JsValue::NULL).expect("the adapter's limits"));
+    let stated = wasm_bindgen_futures::JsFuture::from(stated).await.expect("an adapter").as_f64().expect("a number");
+    assert_eq!(largest_binding(&device), Some(stated as u64));
+    assert_eq!(largest_binding(&Device::flex()), None);
 }
 
 #[wasm_bindgen_test]

@@ -138,10 +138,11 @@ fn explaining_a_picture_on_the_gpu_is_the_cpus() {
 /// The largest buffer a training step binds on WebGPU, measured from the launches of a real step
 /// in each kernel family, is `training::gpu_step_largest_binding`'s: the QKV projection's output,
 /// here bound by its weight's gradient. burn's own kernels (the residual sums, a copy) bind
-/// smaller ones.
+/// smaller ones. The device's stated limit, which the page checks a batch against, holds it.
 #[test]
 fn a_training_steps_largest_buffer_is_the_qkv_projections_output() {
     use vit_web::model::VitConfig;
+    use vit_web::ops::webgpu::limits::largest_binding;
     use vit_web::ops::webgpu::record::{start_recording, stop_recording, take_records};
     use vit_web::ops::webgpu::{KernelFamily, set_kernel_family};
     use vit_web::training::{fixed_batch, fixed_trainer, gpu_step_largest_binding};
@@ -157,6 +158,8 @@ fn a_training_steps_largest_buffer_is_the_qkv_projections_output() {
             let records = take_records();
             stop_recording();
             let largest = records.iter().max_by_key(|record| record.largest_binding).expect("launches");
+            let limit = largest_binding(&device).expect("a GPU device states its largest binding");
+            assert!(largest.largest_binding <= limit, "the step bound {} bytes, past the device's {limit}", largest.largest_binding);
             assert_eq!(
                 largest.largest_binding,
                 gpu_step_largest_binding(&VitConfig::tiny(), batch),

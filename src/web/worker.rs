@@ -533,6 +533,14 @@ async fn run_training(RunStart { run_id, start }: RunStart, compute: ComputePath
     {
         return Err(message);
     }
+    // Frozen or not, the forward pass binds the QKV projection's output, the step's largest buffer.
+    #[cfg(gpu)]
+    if compute == ComputePath::WebGpu
+        && let Some(message) = crate::ops::webgpu::limits::largest_binding(&device)
+            .and_then(|limit| crate::training::gpu_step_too_large(recipe.preset, recipe.batch_size, train_images, limit))
+    {
+        return Err(message);
+    }
     post(
         &WorkerOutput::TrainingStarted {
             compute,

@@ -74,6 +74,32 @@ test("a batch too large for the CPU path's memory is refused before it starts, w
   await page.close();
 });
 
+test("a batch whose buffers pass what this browser's WebGPU binds is refused before it starts, with the batch that fits", async () => {
+  // SwiftShader binds 1 GiB, which every batch the form allows fits. The training worker here sees
+  // an adapter that binds 32 MiB (its script is served with the limit lowered; no service worker,
+  // so the route sees it): less than any adapter states (WebGPU guarantees 128 MiB), so that the
+  // small test set's 512 images, which the batch is cut to, pass it.
+  const context = await shared.browser.newContext({ serviceWorkers: "block" });
+  await context.route("**/worker.js*", async (route) => {
+    const original = await (await route.fetch()).text();
+    const limited = `${original}
+      Object.defineProperty(GPUSupportedLimits.prototype, "maxStorageBufferBindingSize", { get: () => 32 * 1024 * 1024 });`;
+    await route.fulfill({ body: limited, contentType: "text/javascript" });
+  });
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}?compute=webgpu&dataset=data/small/manifest.json&batch=512`);
+  await datasetReady(page);
+  // The run waits for the worker's evaluation of the page's weights on the test set.
+  await page.click("#train-start");
+  await page.waitForSelector("#error:not([hidden])", { timeout: 10 * MINUTES });
+  assert.match(await page.locator("#error").textContent(),
+    /^Batch 512 of the tiny model needs a 51 MB buffer for one training step on WebGPU, and this browser's WebGPU takes buffers of at most 34 MB: batch 336 or less fits, or train on the CPU path\.$/);
+  assert.equal(await page.locator("#train-status").textContent(), "failed");
+  assert.equal(await page.locator("#train-start").isEnabled(), true, "Start is offered again");
+  assert.equal(await page.locator("#runs-body tr[data-status=running]").count(), 0, "no run is left running");
+  await context.close();
+});
+
 test("a named recipe fills the form, editing makes it Custom, and a run trains with what the form shows", async () => {
   const page = await shared.browser.newPage();
   await page.goto(`${shared.server.url}${SMALL}`);

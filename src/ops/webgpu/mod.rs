@@ -8,6 +8,7 @@
 //! - [`launch`]: a WGSL template with its constants, launched on tensors' buffers;
 //! - [`family`]: which kernels fit the adapter, a software renderer (SwiftShader, llvmpipe:
 //!   a CPU, where invocations and barriers are dear) or a GPU (where parallelism is everything);
+//! - [`limits`]: the largest buffer the device binds, which caps a WebGPU training batch;
 //! - [`partials`]: the second pass of every reduction over the batch's rows;
 //! - [`checks`]: each operation against its definition, for the native and the browser tests;
 //! - [`record`]: what each of our launches did (workgroups, the longest serial loop), for the
@@ -18,6 +19,8 @@ pub mod checks;
 pub mod family;
 #[cfg(gpu)]
 pub mod launch;
+#[cfg(gpu)]
+pub mod limits;
 #[cfg(gpu)]
 pub mod partials;
 pub mod record;
