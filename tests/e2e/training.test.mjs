@@ -58,6 +58,17 @@ test("bad recipe values get a message, not a crash", async () => {
   await page.close();
 });
 
+/** A context whose training worker runs `script` after its own (`www/worker.js`, served with it
+ *  appended; no service worker, so the route sees every request for it). */
+async function contextWithWorkerEnding(script) {
+  const context = await shared.browser.newContext({ serviceWorkers: "block" });
+  await context.route("**/worker.js*", async (route) => {
+    const original = await (await route.fetch()).text();
+    await route.fulfill({ body: `${original}\n${script}`, contentType: "text/javascript" });
+  });
+  return context;
+}
+
 test("a batch too large for the CPU path's memory is refused before it starts, with the batch that fits", async () => {
   // The whole CIFAR subset, so that the batch is not cut to a small set's size. Trained, the small
   // model at batch 2,048 ran the pool's threads out of WebAssembly memory.
@@ -75,17 +86,11 @@ test("a batch too large for the CPU path's memory is refused before it starts, w
 });
 
 test("a batch whose buffers pass what this browser's WebGPU binds is refused before it starts, with the batch that fits", async () => {
-  // SwiftShader binds 1 GiB, which every batch the form allows fits. The training worker here sees
-  // an adapter that binds 32 MiB (its script is served with the limit lowered; no service worker,
-  // so the route sees it): less than any adapter states (WebGPU guarantees 128 MiB), so that the
-  // small test set's 512 images, which the batch is cut to, pass it.
-  const context = await shared.browser.newContext({ serviceWorkers: "block" });
-  await context.route("**/worker.js*", async (route) => {
-    const original = await (await route.fetch()).text();
-    const limited = `${original}
-      Object.defineProperty(GPUSupportedLimits.prototype, "maxStorageBufferBindingSize", { get: () => 32 * 1024 * 1024 });`;
-    await route.fulfill({ body: limited, contentType: "text/javascript" });
-  });
+  // SwiftShader binds 1 GiB, which every batch the form allows fits. The training worker here
+  // sees an adapter that binds 32 MiB: less than any adapter states (WebGPU guarantees 128 MiB),
+  // so that the small test set's 512 images, which the batch is cut to, pass it.
+  const context = await contextWithWorkerEnding(
+    `Object.defineProperty(GPUSupportedLimits.prototype, "maxStorageBufferBindingSize", { get: () => 32 * 1024 * 1024 });`);
   const page = await context.newPage();
   await page.goto(`${shared.server.url}?compute=webgpu&dataset=data/small/manifest.json&batch=512`);
   await datasetReady(page);
@@ -580,16 +585,10 @@ test("a worker's pool whose threads die ends the run with a message, and its las
 });
 
 test("a worker that never answers Start ends the wait with a message, and Start works again", async () => {
-  // As in an engine where the worker hangs: this page's worker drops every request to train (its
-  // script is served with a filter on its message handler; no service worker, so the route sees it).
-  const context = await shared.browser.newContext({ serviceWorkers: "block" });
-  await context.route("**/worker.js*", async (route) => {
-    const original = await (await route.fetch()).text();
-    const deaf = `${original}
-      const answer = self.onmessage;
-      self.onmessage = (event) => { if (event.data?.kind !== "Train") answer(event); };`;
-    await route.fulfill({ body: deaf, contentType: "text/javascript" });
-  });
+  // As in an engine where the worker hangs: this page's worker drops every request to train.
+  const context = await contextWithWorkerEnding(`
+    const answer = self.onmessage;
+    self.onmessage = (event) => { if (event.data?.kind !== "Train") answer(event); };`);
   const page = await context.newPage();
   await page.goto(`${shared.server.url}${SMALL}&threads=1`);
   await datasetReady(page);
