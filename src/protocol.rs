@@ -119,6 +119,9 @@ pub enum WorkerOutput {
         class_names: Vec<String>,
     },
     DatasetFailed { message: String },
+    /// The run asked for is accepted and waits for the loaded weights' evaluation on the test set
+    /// to end (minutes on a slow adapter); `TrainingStarted` follows.
+    TrainingWaits,
     /// `history` is the run's so far: empty for a new run, the checkpoint's for a resumed one.
     TrainingStarted {
         compute: ComputePath,

@@ -47,9 +47,10 @@ pub struct App {
     pub last_step_ms: f64,
     /// Training is paused: the worker is silent on purpose.
     pub paused: bool,
-    /// The worker has said that the run asked for has started; until it does, the page waits
-    /// for that answer within a bound (`page::watch_worker`).
-    pub run_started: bool,
+    /// The worker has answered the request to train: the run started, or waits for an
+    /// evaluation to end. Until it answers, the page waits for it within a bound
+    /// (`page::watch_worker`).
+    pub run_answered: bool,
     pub dataset_ready: bool,
     pub training: bool,
     /// The current model's weight file (safetensors) and what it says, when it came from one

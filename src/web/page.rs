@@ -89,7 +89,7 @@ async fn start_up() -> Result<(), String> {
         worker_ready: false,
         worker_heard_ms: dom::now_ms(),
         paused: false,
-        run_started: false,
+        run_answered: false,
         slowest_step_ms: 0.0,
         last_step_ms: 0.0,
         dataset_ready: false,
@@ -234,9 +234,9 @@ fn watch_worker(app: &SharedApp) {
     let app = app.clone();
     let gave_up_on_start = Cell::new(false);
     let check = Closure::<dyn Fn()>::new(move || {
-        let (ready, training, started, paused, threads, compute, heard, slowest) = {
+        let (ready, training, answered, paused, threads, compute, heard, slowest) = {
             let app = app.borrow();
-            (app.worker_ready, app.training, app.run_started, app.paused, app.worker_threads, app.compute, app.worker_heard_ms, app.slowest_step_ms)
+            (app.worker_ready, app.training, app.run_answered, app.paused, app.worker_threads, app.compute, app.worker_heard_ms, app.slowest_step_ms)
         };
         let silent_seconds = (dom::now_ms() - heard) / 1000.0;
         if !ready {
@@ -255,11 +255,12 @@ fn watch_worker(app: &SharedApp) {
             }
             return;
         }
-        // Any worker may leave a request to train unanswered; once a run is under way, only a pool
-        // can leave it waiting silently (a one-thread worker that crashes raises an error event).
-        let waiting = training && !paused && (!started || threads > 1);
+        // Any worker may leave a request to train unanswered; once it has answered, only a pool
+        // can leave the run waiting silently (a one-thread worker that crashes raises an error
+        // event), so a one-thread worker's evaluation ahead of the run may take its minutes.
+        let waiting = training && !paused && (!answered || threads > 1);
         if waiting && silent_seconds > stall_limit_seconds(compute, slowest / 1000.0) {
-            let message = if started { stalled_worker_message(silent_seconds) } else { run_not_started_message(silent_seconds) };
+            let message = if answered { stalled_worker_message(silent_seconds) } else { run_not_started_message(silent_seconds) };
             replace_worker(&app, &message);
         }
     });
@@ -307,8 +308,9 @@ fn on_worker_output(app: &SharedApp, output: WorkerOutput, bytes: Option<Vec<u8>
         app.worker_heard_ms = now;
         match output {
             WorkerOutput::TrainingStarted { .. } => {
-                (app.slowest_step_ms, app.last_step_ms, app.paused, app.run_started) = (0.0, now, false, true)
+                (app.slowest_step_ms, app.last_step_ms, app.paused, app.run_answered) = (0.0, now, false, true)
             }
+            WorkerOutput::TrainingWaits => app.run_answered = true,
             WorkerOutput::Step { step, .. } => {
                 if step > 1 {
                     app.slowest_step_ms = app.slowest_step_ms.max(now - app.last_step_ms);

@@ -78,6 +78,8 @@ struct State {
     probe: Vec<u8>,
     /// burn initialises WebGPU once per context; later runs reuse it.
     webgpu: Option<Device>,
+    /// That initialisation is under way.
+    webgpu_starting: bool,
     /// Why the WebGPU device was lost, once it was; burn cannot initialise another in this worker.
     webgpu_lost: Option<String>,
 }
@@ -412,15 +414,28 @@ fn note_device_loss(error: TrainingError) -> TrainingError {
 
 async fn device_for(compute: ComputePath) -> Result<Device, String> {
     if compute == ComputePath::WebGpu {
-        if let Some(cause) = STATE.with(|state| state.borrow().webgpu_lost.clone()) {
-            return Err(lost_device(&cause));
+        // A run asked for while an evaluation's device is still being made waits for that one:
+        // burn registers one WebGPU device per worker, and a second attempt fails.
+        loop {
+            if let Some(cause) = STATE.with(|state| state.borrow().webgpu_lost.clone()) {
+                return Err(lost_device(&cause));
+            }
+            if let Some(device) = STATE.with(|state| state.borrow().webgpu.clone()) {
+                return Ok(device);
+            }
+            if !STATE.with(|state| state.borrow().webgpu_starting) {
+                break;
+            }
+            yield_to_events(50).await;
         }
-        if let Some(device) = STATE.with(|state| state.borrow().webgpu.clone()) {
-            return Ok(device);
-        }
-        let device = init_device(ComputePath::WebGpu).await?;
-        STATE.with(|state| state.borrow_mut().webgpu = Some(device.clone()));
-        return Ok(device);
+        STATE.with(|state| state.borrow_mut().webgpu_starting = true);
+        let device = init_device(ComputePath::WebGpu).await;
+        STATE.with(|state| {
+            let mut state = state.borrow_mut();
+            state.webgpu_starting = false;
+            state.webgpu = device.as_ref().ok().cloned();
+        });
+        return device;
     }
     init_device(compute).await
 }
@@ -452,9 +467,6 @@ async fn train(start: RunStart, compute: ComputePath, probe: Vec<u8>) {
         state.stop = false;
         state.paused = false;
     });
-    while STATE.with(|state| state.borrow().evaluating) {
-        yield_to_events(100).await;
-    }
     let result = run_training(start, compute).await;
     STATE.with(|state| state.borrow_mut().training = false);
     match result {
@@ -469,6 +481,64 @@ async fn train(start: RunStart, compute: ComputePath, probe: Vec<u8>) {
     }
 }
 
+/// How a run begins once what it needs is read: a resumed run's recipe is in its checkpoint.
+enum Begin {
+    Fresh { recipe: TrainingRecipe, weights: Option<Vec<u8>> },
+    Resumed(Checkpoint),
+}
+
+impl Begin {
+    async fn read(run_id: u64, start: Start) -> Result<Self, String> {
+        Ok(match start {
+            Start::Fresh { recipe, weights } => Self::Fresh { recipe, weights },
+            Start::FromCheckpoint => Self::Resumed(stored_checkpoint(run_id).await?),
+        })
+    }
+
+    fn recipe(&self) -> &TrainingRecipe {
+        match self {
+            Self::Fresh { recipe, .. } => recipe,
+            Self::Resumed(checkpoint) => &checkpoint.recipe,
+        }
+    }
+}
+
+/// Why a run cannot begin at all, found before it waits for anything or builds a model: a recipe,
+/// classes or a batch it could not train with.
+fn refusal(begin: &Begin, class_names: &[String], compute: ComputePath, device: &Device, train_images: usize, stored_images: usize) -> Option<String> {
+    let recipe = begin.recipe();
+    match begin {
+        Begin::Fresh { .. } => {
+            if let Err(error) = recipe.validate() {
+                return Some(error.to_string());
+            }
+        }
+        Begin::Resumed(checkpoint) => match inspect_safetensors(&checkpoint.weights) {
+            Err(error) => return Some(error.to_string()),
+            Ok(info) if info.class_names != class_names => {
+                return Some(format!(
+                    "the saved run learned other classes ({}) than the loaded pictures': load those pictures first",
+                    info.class_names.join(", ")
+                ));
+            }
+            Ok(_) => {}
+        },
+    }
+    // A frozen encoder keeps no activations for a backward pass; the whole model keeps them all.
+    if compute == ComputePath::Cpu && recipe.trainable == Trainable::Whole {
+        return cpu_step_too_large(recipe.preset, recipe.batch_size, crate::ops::cpu::parallel::threads(), train_images, stored_images);
+    }
+    // Frozen or not, the forward pass binds the QKV projection's output, the step's largest buffer.
+    #[cfg(gpu)]
+    if compute == ComputePath::WebGpu {
+        return crate::ops::webgpu::limits::largest_binding(device)
+            .and_then(|limit| crate::training::gpu_step_too_large(recipe.preset, recipe.batch_size, train_images, limit));
+    }
+    #[cfg(not(gpu))]
+    let _ = device; // the CPU path's threaded module has no WebGPU to ask
+    None
+}
+
 /// The epoch loop; returns whether the person stopped it early. After every epoch the run is
 /// checkpointed to browser storage.
 async fn run_training(RunStart { run_id, start }: RunStart, compute: ComputePath) -> Result<bool, String> {
@@ -481,9 +551,20 @@ async fn run_training(RunStart { run_id, start }: RunStart, compute: ComputePath
     });
     let (train_images, stored_images) = (train.len(), train.len() + test.len());
     let device = device_for(compute).await?.autodiff();
-    let mut session = match start {
-        Start::Fresh { recipe, weights } => {
-            recipe.validate().map_err(|error| error.to_string())?;
+    let begin = Begin::read(run_id, start).await?;
+    // Refused at once, not after the wait below: on a slow adapter that wait is minutes.
+    if let Some(message) = refusal(&begin, &class_names, compute, &device, train_images, stored_images) {
+        return Err(message);
+    }
+    // The loaded weights' evaluation on the test set, if one is under way, ends first.
+    if STATE.with(|state| state.borrow().evaluating) {
+        post(&WorkerOutput::TrainingWaits, None);
+        while STATE.with(|state| state.borrow().evaluating) {
+            yield_to_events(100).await;
+        }
+    }
+    let mut session = match begin {
+        Begin::Fresh { recipe, weights } => {
             // As the native trainer does: a new head's weights follow from the seed.
             device.seed(recipe.seed);
             let config = VitConfig { classes: class_names.len(), ..recipe.preset.config() };
@@ -512,35 +593,10 @@ async fn run_training(RunStart { run_id, start }: RunStart, compute: ComputePath
                 .with_data_description(data_json)
                 .with_base_description(base_json)
         }
-        Start::FromCheckpoint => {
-            let checkpoint = stored_checkpoint(run_id).await?;
-            let info = inspect_safetensors(&checkpoint.weights).map_err(|error| error.to_string())?;
-            if info.class_names != class_names {
-                return Err(format!(
-                    "the saved run learned other classes ({}) than the loaded pictures': load those pictures first",
-                    info.class_names.join(", ")
-                ));
-            }
-            TrainingSession::resume(&checkpoint, train, test, &device).map_err(|error| error.to_string())?
-        }
+        Begin::Resumed(checkpoint) => TrainingSession::resume(&checkpoint, train, test, &device).map_err(|error| error.to_string())?,
     }
     .with_log_every(5);
     let recipe = session.recipe().clone();
-    // A frozen encoder keeps no activations for a backward pass; the whole model keeps them all.
-    if compute == ComputePath::Cpu
-        && recipe.trainable == Trainable::Whole
-        && let Some(message) = cpu_step_too_large(recipe.preset, recipe.batch_size, crate::ops::cpu::parallel::threads(), train_images, stored_images)
-    {
-        return Err(message);
-    }
-    // Frozen or not, the forward pass binds the QKV projection's output, the step's largest buffer.
-    #[cfg(gpu)]
-    if compute == ComputePath::WebGpu
-        && let Some(message) = crate::ops::webgpu::limits::largest_binding(&device)
-            .and_then(|limit| crate::training::gpu_step_too_large(recipe.preset, recipe.batch_size, train_images, limit))
-    {
-        return Err(message);
-    }
     post(
         &WorkerOutput::TrainingStarted {
             compute,

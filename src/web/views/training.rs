@@ -21,6 +21,9 @@ use crate::web::run_store;
 
 /// The page's title when it is not training.
 const PAGE_TITLE: &str = "ViT in your browser";
+/// The training status while an accepted run waits for the worker's evaluation of the loaded
+/// weights (minutes on a slow adapter), which the test set card counts.
+const WAITING_FOR_EVALUATION: &str = "waiting for the test set's evaluation of the current weights to end…";
 
 /// How far the run is, for the title and the note on coming back to a hidden tab.
 #[derive(Debug, Clone, Copy, Default)]
@@ -379,7 +382,7 @@ fn use_checkpoint(app: &SharedApp, id: u64) {
 /// Marks a run as asked for: training, and waiting for the worker to say it started, from now.
 fn begin_waiting_for_run(app: &mut App) {
     app.training = true;
-    app.run_started = false;
+    app.run_answered = false;
     app.worker_heard_ms = dom::now_ms();
 }
 
@@ -551,6 +554,7 @@ pub fn on_output(app: &SharedApp, output: WorkerOutput) {
                 changed(app, Change::History);
             }
         }
+        WorkerOutput::TrainingWaits => set_text("train-status", WAITING_FOR_EVALUATION),
         WorkerOutput::Evaluating { done, total } => {
             set_text("epoch-text", &format!("evaluating the test set: {} of {} images", group_thousands(done), group_thousands(total)));
         }
