@@ -608,6 +608,10 @@ async fn run_training(RunStart { run_id, start }: RunStart, compute: ComputePath
         },
         None,
     );
+    // Paused while it waited to start: the page takes a run that starts for a running one.
+    if STATE.with(|state| state.borrow().paused) {
+        post(&WorkerOutput::Paused, None);
+    }
 
     let started = now_seconds();
     let mut train_seconds = 0.0;

@@ -69,6 +69,37 @@ async function contextWithWorkerEnding(script) {
   return context;
 }
 
+/** A training worker's GPU that holds every submission, upload and read until the test calls
+ *  `self.releaseGpu()` in the worker, in order: as an adapter so slow that the page-open
+ *  evaluation of the test set takes minutes (SwiftShader's does, without the CPU time here). */
+const HELD_GPU = `
+  const held = [];
+  self.gpuHeld = true;
+  const hold = (prototype, name) => {
+    const original = prototype[name];
+    prototype[name] = function (...args) {
+      if (!self.gpuHeld) return original.apply(this, args);
+      // An upload's bytes are a view of the module's memory, which changes before it is let go.
+      args = args.map((arg) => ArrayBuffer.isView(arg) ? new arg.constructor(arg) : arg);
+      return new Promise((resolve, reject) => held.push(() => {
+        try { Promise.resolve(original.apply(this, args)).then(resolve, reject); } catch (error) { reject(error); }
+      }));
+    };
+  };
+  hold(GPUQueue.prototype, "submit");
+  hold(GPUQueue.prototype, "writeBuffer");
+  hold(GPUQueue.prototype, "onSubmittedWorkDone");
+  hold(GPUBuffer.prototype, "mapAsync");
+  self.releaseGpu = () => { self.gpuHeld = false; for (const run of held.splice(0)) run(); };`;
+
+const EVALUATING = /^Evaluating the current weights on the test set/;
+
+/** Waits until the page has asked its worker to evaluate the current weights. */
+async function evaluationUnderWay(page) {
+  await page.waitForFunction((pattern) => new RegExp(pattern).test(document.querySelector("#evaluation-summary").textContent),
+    EVALUATING.source, { timeout: 5 * MINUTES });
+}
+
 test("a batch too large for the CPU path's memory is refused before it starts, with the batch that fits", async () => {
   // The whole CIFAR subset, so that the batch is not cut to a small set's size. Trained, the small
   // model at batch 2,048 ran the pool's threads out of WebAssembly memory.
@@ -87,34 +118,52 @@ test("a batch too large for the CPU path's memory is refused before it starts, w
 
 test("a batch whose buffers pass what this browser's WebGPU binds is refused at once, even while the page's weights are being evaluated", async () => {
   // SwiftShader binds 1 GiB, which every batch the form allows fits. The training worker here
-  // sees an adapter that binds 128 MiB, the least WebGPU allows and what some adapters state. Its
-  // GPU never runs what it is given, as on an adapter so slow that the page-open evaluation of the
-  // whole test set takes minutes (SwiftShader's does, without the CPU time here).
+  // sees an adapter that binds 128 MiB, the least WebGPU allows and what some adapters state, and
+  // its GPU is held, so that the page-open evaluation of the whole test set stays under way.
   const context = await contextWithWorkerEnding(`
     Object.defineProperty(GPUSupportedLimits.prototype, "maxStorageBufferBindingSize", { get: () => 128 * 1024 * 1024 });
-    GPUQueue.prototype.submit = () => {};
-    GPUBuffer.prototype.mapAsync = () => new Promise(() => {});`);
+    ${HELD_GPU}`);
   const page = await context.newPage();
   await page.goto(`${shared.server.url}?compute=webgpu&batch=2048`);
   await datasetReady(page);
-  const evaluating = /^Evaluating the current weights on the test set/;
-  await page.waitForFunction((pattern) => new RegExp(pattern).test(document.querySelector("#evaluation-summary").textContent),
-    evaluating.source, { timeout: 5 * MINUTES });
+  await evaluationUnderWay(page);
   await page.click("#train-start");
   await page.waitForSelector("#error:not([hidden])", { timeout: 5 * MINUTES });
   assert.match(await page.locator("#error").textContent(),
     /^Batch 2048 of the tiny model needs a 204 MB buffer for one training step on WebGPU, and this browser's WebGPU takes buffers of at most 134 MB: batch 1344 or less fits, or train on the CPU path\.$/);
   assert.equal(await page.locator("#train-status").textContent(), "failed");
-  assert.match(await page.locator("#evaluation-summary").textContent(), evaluating, "refused before the evaluation ended");
+  assert.match(await page.locator("#evaluation-summary").textContent(), EVALUATING, "refused before the evaluation ended");
   assert.equal(await page.locator("#train-start").isEnabled(), true, "Start is offered again");
   assert.equal(await page.locator("#runs-body tr[data-status=running]").count(), 0, "no run is left running");
 
-  // A batch that fits is accepted, and the status says what it waits for.
-  await page.fill("#recipe-form [name=batch]", "256");
+  await context.close();
+});
+
+test("a run asked for while the page's weights are evaluated waits, says so, and keeps a pause made while it waits", async () => {
+  const context = await contextWithWorkerEnding(HELD_GPU);
+  const page = await context.newPage();
+  await page.goto(`${shared.server.url}?compute=webgpu&dataset=data/small/manifest.json&epochs=1`);
+  await datasetReady(page);
+  await evaluationUnderWay(page);
   await page.click("#train-start");
-  await page.waitForFunction(() => document.querySelector("#train-status").textContent.startsWith("waiting for the test set's evaluation"),
+  await page.waitForFunction(() => document.querySelector("#train-status").textContent === "waiting for the test set's evaluation of the current weights to end…",
     null, { timeout: 5 * MINUTES });
   assert.equal(await page.locator("#train-start").isEnabled(), false, "the run is under way");
+  await page.click("#train-pause");
+  await page.waitForSelector("#train-status:text-is('paused')");
+
+  const worker = page.workers().find((worker) => new URL(worker.url()).pathname.endsWith("/worker.js"));
+  await worker.evaluate(() => self.releaseGpu());
+  await page.waitForFunction(() => document.querySelector("#evaluation-summary").textContent.startsWith("Current weights:"), null, { timeout: 10 * MINUTES });
+  // The run starts, and stays paused: no step is taken until Resume.
+  await page.waitForSelector("#runs-body tr[data-status=running]", { timeout: 5 * MINUTES });
+  await page.waitForSelector("#train-status:text-is('paused')");
+  assert.equal(await page.locator("#train-resume").isEnabled(), true, "Resume is offered");
+  assert.equal(await page.locator("#step-text").getAttribute("data-read-step"), null, "no step was taken");
+  await page.click("#train-resume");
+  await page.waitForSelector("#train-status:text-is('training')");
+  await page.click("#train-stop");
+  await page.waitForSelector("#train-status:has-text('stopped')", { timeout: 5 * MINUTES });
   await context.close();
 });
 
