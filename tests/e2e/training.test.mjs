@@ -135,7 +135,6 @@ test("a batch whose buffers pass what this browser's WebGPU binds is refused at 
   assert.match(await page.locator("#evaluation-summary").textContent(), EVALUATING, "refused before the evaluation ended");
   assert.equal(await page.locator("#train-start").isEnabled(), true, "Start is offered again");
   assert.equal(await page.locator("#runs-body tr[data-status=running]").count(), 0, "no run is left running");
-
   await context.close();
 });
 
@@ -159,7 +158,8 @@ test("a run asked for while the page's weights are evaluated waits, says so, and
   await page.waitForSelector("#runs-body tr[data-status=running]", { timeout: 5 * MINUTES });
   await page.waitForSelector("#train-status:text-is('paused')");
   assert.equal(await page.locator("#train-resume").isEnabled(), true, "Resume is offered");
-  assert.equal(await page.locator("#step-text").getAttribute("data-read-step"), null, "no step was taken");
+  assert.equal(await page.locator("#step-progress").evaluate((progress) => progress.value), 0, "no step was taken");
+  assert.equal(await page.locator("#step-text").getAttribute("data-read-step"), null, "no loss was read");
   await page.click("#train-resume");
   await page.waitForSelector("#train-status:text-is('training')");
   await page.click("#train-stop");
