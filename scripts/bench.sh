@@ -43,7 +43,7 @@ source scripts/fetch-photo.sh
 # parts of a batch-64 training step there; one page each, so neither runs in the other's memory.
 for part in webgpu_kernel_times webgpu_step_parts; do
     WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1200} cargo test --release --target wasm32-unknown-unknown \
-        --test browser_kernels -- --include-ignored --nocapture "$part" 2>&1 | grep '"bench"' | record
+        --test browser -- --include-ignored --nocapture "$part" 2>&1 | grep '"bench"' | record
 done
 
 # The learning curve in the page (the CPU path, on all threads) against the native trainer on the

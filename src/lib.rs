@@ -8,6 +8,11 @@
 //! [`runs`] is the page's record of its training runs.
 //! All of that is plain Rust tested natively; everything that touches the DOM, WebGPU or
 //! JavaScript lives in [`web`], compiled for wasm32 only.
+//!
+//! The unit tests are native. `wasm-pack test` builds every target's tests for wasm32, and there
+//! the unit-test target was this whole crate compiled and LTO-linked again, for no test: 8.4
+//! minutes of the browser layer's build, so it is empty there.
+#![cfg(not(all(test, target_family = "wasm")))]
 
 #[cfg(not(target_family = "wasm"))]
 pub mod cli;

@@ -1,6 +1,6 @@
 //! The data layer against archives built here (valid and damaged in each way a download can be)
 //! and, when present, the real CIFAR-10 archive.
-// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+// Native only: in a browser (`wasm-pack test`) the suite is tests/browser/main.rs.
 #![cfg(not(target_family = "wasm"))]
 
 use std::io::Write;

@@ -1,7 +1,7 @@
 //! The GPU operations against their definitions (`vit_web::ops::webgpu::checks`), natively on
 //! wgpu: `scripts/test.sh` runs them on SwiftShader (`VK_ICD_FILENAMES` names Chromium's), the
 //! same software renderer the browser tests run WebGPU on, and they run on a machine's GPU as
-//! they are. Built only `--features wgpu`; the browser runs the same checks (tests/browser.rs).
+//! they are. Built only `--features wgpu`; the browser runs the same checks (tests/browser/main.rs).
 #![cfg(all(feature = "wgpu", not(target_family = "wasm")))]
 
 use std::sync::OnceLock;

@@ -1,7 +1,7 @@
 //! The crate's layers as ARCHITECTURE.md draws them, held by reading the sources: the operations
 //! use nothing of the crate above them, the model nothing but the operations, and no view of the
 //! page calls another view (they share `web::app` and are wired by `web::page`).
-// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+// Native only: in a browser (`wasm-pack test`) the suite is tests/browser/main.rs.
 #![cfg(not(target_family = "wasm"))]
 
 use std::fs;

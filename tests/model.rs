@@ -1,5 +1,5 @@
 //! Native checks of the model on burn's CPU backend: shapes, sizes, attention, learning.
-// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+// Native only: in a browser (`wasm-pack test`) the suite is tests/browser/main.rs.
 #![cfg(not(target_family = "wasm"))]
 
 use burn::module::Module;

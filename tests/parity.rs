@@ -1,7 +1,7 @@
 //! Pins the logits of formula-defined weights and inputs. The browser tests compare WebGPU and
 //! the wasm CPU backend with the same file, so all three paths are held to one answer.
 //! Regenerate after an intended model change with `UPDATE_FIXTURES=1 cargo test --test parity`.
-// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+// Native only: in a browser (`wasm-pack test`) the suite is tests/browser/main.rs.
 #![cfg(not(target_family = "wasm"))]
 
 use burn::tensor::Device;

@@ -1,6 +1,6 @@
 //! The shipped weights load into the current model and reproduce the test accuracy recorded in
 //! their metadata, when CIFAR-10's archive is at hand.
-// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+// Native only: in a browser (`wasm-pack test`) the suite is tests/browser/main.rs.
 #![cfg(not(target_family = "wasm"))]
 
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! The shared epoch loop on burn's CPU backend, driven the way the native trainer drives it.
-// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+// Native only: in a browser (`wasm-pack test`) the suite is tests/browser/main.rs.
 #![cfg(not(target_family = "wasm"))]
 
 use std::sync::{Mutex, MutexGuard};

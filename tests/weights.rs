@@ -4,7 +4,7 @@
 //!
 //! `PYTORCH_CHECK_DIR=dir cargo test --test weights` also writes `dir/weights.safetensors` and
 //! `dir/expected.json` for `tests/python/check_pytorch_load.py`.
-// Native only: in a browser (`wasm-pack test`) the suites are tests/browser.rs and browser_kernels.rs.
+// Native only: in a browser (`wasm-pack test`) the suite is tests/browser/main.rs.
 #![cfg(not(target_family = "wasm"))]
 
 use std::future::Future;

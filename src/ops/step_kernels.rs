@@ -1,6 +1,6 @@
 //! The forward kernels that make up most of a training step, alone at the tiny preset's shapes
 //! (65 tokens, width 128, 4 heads, MLP 256): what `bench` times natively and
-//! `tests/browser_kernels.rs` times in the browser, so the two can be set side by side.
+//! `tests/browser/benchmarks.rs` times in the browser, so the two can be set side by side.
 //! The `blocked_` products go through [`crate::ops::dense::blocked_matmul`], the model's path on a
 //! GPU; on the CPU backend they are burn's matmul again. The `model_` kernels are what the model
 //! itself calls (the fused CPU operations on the CPU backend, burn's and the blocked product on a

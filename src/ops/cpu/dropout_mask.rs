@@ -117,7 +117,7 @@ mod tests {
         assert_eq!(splitmix64(1_234_567, 0), 6_457_827_717_110_365_317);
     }
 
-    /// The same figures are asserted in the browser (`tests/browser.rs`), where `usize` has 32
+    /// The same figures are asserted in the browser (`tests/browser/main.rs`), where `usize` has 32
     /// bits: a mask is the same numbers natively and in wasm.
     #[test]
     fn a_known_mask() {

@@ -1,7 +1,7 @@
 //! Each GPU operation against its definition: the same inputs through burn's composition on
 //! burn's CPU backend, values and every gradient, in both kernel families. One body serves the
 //! native tests on SwiftShader (`tests/gpu_ops.rs`, built `--features wgpu`) and the browser's
-//! (`tests/browser.rs`, in `wasm-pack test`), so reads are asynchronous.
+//! (`tests/browser/main.rs`, in `wasm-pack test`), so reads are asynchronous.
 
 use burn::module::Param;
 use burn::nn::Linear;

@@ -6,7 +6,12 @@
 //! `VIT_WEB_BROWSER_WITHOUT_WEBGPU=1` (build.rs turns it into `cfg(browser_without_webgpu)`): the
 //! WebGPU tests are then ignored with the reason printed, never passed in silence, and a Chromium
 //! build, where the variable is unset, still fails if WebGPU does not start.
+//!
+//! `benchmarks` (benchmarks.rs beside this file) times kernels and a step's parts; ignored unless
+//! asked for.
 #![cfg(target_family = "wasm")]
+
+mod benchmarks;
 
 use std::cell::RefCell;
 
@@ -25,7 +30,7 @@ use wasm_bindgen_test::*;
 // then never stalls the page that the test runner polls through chromedriver.
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
-const PARITY_LOGITS: &str = include_str!("fixtures/parity_logits.json");
+const PARITY_LOGITS: &str = include_str!("../fixtures/parity_logits.json");
 /// Same bar as the native fixture test, relative to max(1, |logit|): float32 sums in another
 /// order stay far inside it.
 const TOLERANCE: f32 = 1e-4;

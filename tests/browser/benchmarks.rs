@@ -5,20 +5,22 @@
 //! alone, with a launch's cost). `webgpu_step_parts` splits a batch-64 training step into its
 //! forward pass (and parts of it), backward pass and optimiser.
 //!
+//!
 //! ```text
-//! cargo test --target wasm32-unknown-unknown --test browser_kernels -- --include-ignored --nocapture webgpu_kernel_times
-//! cargo test --target wasm32-unknown-unknown --test browser_kernels -- --include-ignored --nocapture webgpu_step_parts
+//! cargo test --release --target wasm32-unknown-unknown --test browser -- --include-ignored --nocapture webgpu_kernel_times
+//! cargo test --release --target wasm32-unknown-unknown --test browser -- --include-ignored --nocapture webgpu_step_parts
 //! ```
-#![cfg(target_family = "wasm")]
+//!
+//! A module of the `browser` test binary rather than a binary of its own: each wasm test binary
+//! is linked with the release profile's LTO, which took this one 6.6 minutes of every test run
+//! that only built it.
 
 use burn::tensor::Tensor;
-use vit_web::compute::ComputePath;
 use vit_web::ops::step_kernels::{StepKernel, step_kernels};
-use vit_web::web::adapter::init_device;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_dedicated_worker);
+use super::webgpu;
 
 fn now_ms() -> f64 {
     let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
@@ -45,7 +47,7 @@ async fn time_runs(run: impl Fn() -> Tensor<4>) -> (f64, f64) {
 #[wasm_bindgen_test]
 #[ignore = "a benchmark: run with --include-ignored --nocapture"]
 async fn webgpu_kernel_times() {
-    let device = init_device(ComputePath::WebGpu).await.expect("WebGPU");
+    let device = webgpu().await;
     let print = |line: String| web_sys::console::log_1(&line.into());
     // What a launch and a readback cost alone: kernels with nothing to do, already compiled.
     let mut counter = Tensor::<4>::zeros([1, 1, 1, 1], &device) + 1.0;
@@ -77,7 +79,7 @@ async fn webgpu_step_parts() {
     use burn::tensor::{Distribution, Int, TensorData};
     use vit_web::model::VitConfig;
     use vit_web::training::{OptimizerRecipe, Trainer};
-    let device = init_device(ComputePath::WebGpu).await.expect("WebGPU");
+    let device = webgpu().await;
     let print = |line: String| web_sys::console::log_1(&line.into());
     let batch = 64;
     let part = |name: &str, first: f64, ms: f64| {
