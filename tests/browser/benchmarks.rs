@@ -5,7 +5,6 @@
 //! alone, with a launch's cost). `webgpu_step_parts` splits a batch-64 training step into its
 //! forward pass (and parts of it), backward pass and optimiser.
 //!
-//!
 //! ```text
 //! cargo test --release --target wasm32-unknown-unknown --test browser -- --include-ignored --nocapture webgpu_kernel_times
 //! cargo test --release --target wasm32-unknown-unknown --test browser -- --include-ignored --nocapture webgpu_step_parts
